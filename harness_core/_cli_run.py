@@ -1,0 +1,3 @@
+import click
+
+COMMANDS: dict[str, click.Command] = {}

@@ -1,0 +1,275 @@
+"""The adapter contract: what every runtime plugin implements.
+
+An adapter plugin contributes an :class:`AdapterFactory` through the ``harness_adapters``
+hook and declares its runtime's built-in tools through ``harness_declare_builtins``.
+The host side (:class:`~harness_core.agent.HarnessAgent`) drives it in three layers,
+modelled on the AI SDK's HarnessV1 contract:
+
+* :class:`Adapter` - one configured runtime; ``start()`` opens an :class:`AdapterSession`.
+* :class:`AdapterSession` - live runtime state for one harness session: prompt a turn,
+  resume a restored in-flight turn, suspend it, stop (detach), destroy, compact.
+* :class:`AdapterTurn` - one running turn: an async stream of events, plus the
+  ``submit_*`` methods the host uses to answer the runtime.
+
+The event stream of a turn carries three kinds of items:
+
+1. **native events** (any object): turned into stream parts by ``harness_project_event``
+   (the adapter's own implementation, or the core default);
+2. **stream parts** (:class:`~harness_core.parts.Part`): passed through unchanged;
+3. **control events**, defined here, which the agent handles itself:
+   :class:`BuiltinApprovalRequest` (the runtime waits for ``submit_approval``),
+   :class:`HostToolCall` (the runtime waits for ``submit_tool_result``) and
+   :class:`TurnEnd` (the last event of a turn).
+
+A capability the runtime lacks raises :class:`~harness_core.errors.HarnessCapabilityUnsupportedError`
+from the method that needs it.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from typing import Any, Protocol, TypeAlias, runtime_checkable
+
+import attrs
+
+from .approval import PermissionMode
+from .output import ToolOutput
+from .parts import FinishReason, Usage
+from .sandbox import Sandbox
+from .schema import JsonSchema
+from .tools import ToolCall
+
+__all__ = [
+    "Adapter",
+    "AdapterFactory",
+    "AdapterSession",
+    "AdapterTurn",
+    "BuiltinApprovalRequest",
+    "BuiltinFilter",
+    "BuiltinFilterMode",
+    "HostToolCall",
+    "HostToolSpec",
+    "PromptRequest",
+    "StartRequest",
+    "TurnEnd",
+]
+
+JsonState: TypeAlias = dict[str, Any]
+"""JSON-serializable state (resume or continue state)."""
+
+
+class BuiltinFilterMode(enum.StrEnum):
+    """How :attr:`BuiltinFilter.names` is meant: an allowlist or a denylist."""
+
+    ACTIVE = "active"
+    INACTIVE = "inactive"
+
+
+@attrs.frozen
+class BuiltinFilter:
+    """Which built-ins the runtime may call, by harness-facing name.
+
+    Attributes:
+        mode: ``active`` (only ``names`` are allowed) or ``inactive`` (``names`` are not).
+        names: harness-facing built-in names (common names, or native names for natives
+            without a common name).
+    """
+
+    mode: BuiltinFilterMode
+    names: frozenset[str] = attrs.field(converter=frozenset)
+
+    def allows(self, name: str) -> bool:
+        """True when the built-in ``name`` may be called."""
+        return (name in self.names) == (self.mode is BuiltinFilterMode.ACTIVE)
+
+
+@attrs.frozen
+class HostToolSpec:
+    """A host tool as offered to the runtime.
+
+    Attributes:
+        name: the host tool name (the runtime may prefix it, e.g. ``mcp__host__name``).
+        description: shown to the model.
+        input_schema: JSON Schema of the input.
+        read_only: the tool has no side effects.
+    """
+
+    name: str
+    description: str
+    input_schema: JsonSchema
+    read_only: bool = False
+
+
+@attrs.frozen(kw_only=True)
+class StartRequest:
+    """What :meth:`Adapter.start` receives.
+
+    Attributes:
+        session_id: the harness session id (stable across processes).
+        permission_mode: the agent's permission mode for built-ins.
+        builtin_filter: the built-in filter when the adapter filters natively, else ``None``.
+        builtin_approvals: True when the host wants every built-in call to go through
+            :class:`BuiltinApprovalRequest`; False lets the runtime run built-ins freely.
+        sandbox: the session sandbox, or ``None``.
+        host_tools: host tools the runtime may call (inactive ones already removed).
+        instructions: text appended to the runtime's system prompt, or ``None``.
+        resume_from: state from :meth:`AdapterSession.stop` of an earlier session.
+        continue_from: state from :meth:`AdapterSession.suspend_turn` of an unfinished turn.
+    """
+
+    session_id: str
+    permission_mode: PermissionMode = PermissionMode.ALLOW_ALL
+    builtin_filter: BuiltinFilter | None = None
+    builtin_approvals: bool = False
+    sandbox: Sandbox | None = None
+    host_tools: Sequence[HostToolSpec] = ()
+    instructions: str | None = None
+    resume_from: JsonState | None = None
+    continue_from: JsonState | None = None
+
+
+@attrs.frozen(kw_only=True)
+class PromptRequest:
+    """One user prompt for a new turn.
+
+    Attributes:
+        prompt: the user's message text.
+        host_tools: host tools offered for this turn (inactive ones removed).
+        instructions: text appended to the system prompt, or ``None``.
+    """
+
+    prompt: str
+    host_tools: Sequence[HostToolSpec] = ()
+    instructions: str | None = None
+
+
+@attrs.frozen
+class BuiltinApprovalRequest:
+    """Control event: the runtime waits for a decision on a built-in call.
+
+    Answer with :meth:`AdapterTurn.submit_approval` using ``approval_id``.
+    """
+
+    approval_id: str
+    call: ToolCall
+
+
+@attrs.frozen
+class HostToolCall:
+    """Control event: the runtime called a host tool and waits for its result.
+
+    ``call.input`` holds the raw arguments as the runtime sent them; ``call.tool_name`` is
+    the host name (``call.native_tool_name`` the runtime's, e.g. ``mcp__host__name``).
+    Answer with :meth:`AdapterTurn.submit_tool_result` using ``call.tool_call_id``.
+    """
+
+    call: ToolCall
+
+
+@attrs.frozen(kw_only=True)
+class TurnEnd:
+    """Control event: the turn is over; the last event of :meth:`AdapterTurn.events`.
+
+    Attributes:
+        finish_reason: why it ended (``stop``, ``length``, ``error``, ``aborted``...).
+        usage: the turn's token usage and cost.
+        error: an error message when the runtime failed.
+        error_type: a short machine-readable error kind (``"authentication"``,
+            ``"rate-limit"``, ``"runtime-crashed"``...).
+    """
+
+    finish_reason: FinishReason = "stop"
+    usage: Usage = Usage()
+    error: str | None = None
+    error_type: str | None = None
+
+
+@runtime_checkable
+class AdapterTurn(Protocol):
+    """One running turn of a runtime."""
+
+    def events(self) -> AsyncIterator[object]:
+        """Native events, parts and control events, ending with one :class:`TurnEnd`.
+
+        The iterator blocks while the runtime waits for an answer to a
+        :class:`BuiltinApprovalRequest` or :class:`HostToolCall`.
+        """
+        ...
+
+    async def submit_tool_result(self, tool_call_id: str, output: ToolOutput) -> None:
+        """Answer a :class:`HostToolCall`. Raises ``KeyError`` for an unknown call id."""
+        ...
+
+    async def submit_approval(self, approval_id: str, approved: bool, reason: str | None = None) -> None:
+        """Answer a :class:`BuiltinApprovalRequest`; a denial's reason reaches the model."""
+        ...
+
+    async def abort(self) -> None:
+        """Stop the turn now; the runtime keeps no process running for it."""
+        ...
+
+
+@runtime_checkable
+class AdapterSession(Protocol):
+    """Live runtime state of one harness session."""
+
+    async def prompt(self, request: PromptRequest) -> AdapterTurn:
+        """Start a new turn."""
+        ...
+
+    async def resume_turn(self) -> AdapterTurn:
+        """The in-flight turn restored from ``StartRequest.continue_from``.
+
+        Its pending approvals and tool calls are answered with the ``submit_*`` methods;
+        they are not repeated as events. Raises
+        :class:`~harness_core.errors.HarnessCapabilityUnsupportedError` when the runtime
+        cannot continue a turn in another process.
+        """
+        ...
+
+    async def suspend_turn(self) -> JsonState:
+        """Detach from the unfinished turn and return JSON state to continue it later."""
+        ...
+
+    async def stop(self) -> JsonState:
+        """Detach from the runtime and return JSON state for ``resume_from``."""
+        ...
+
+    async def destroy(self) -> None:
+        """Release everything (processes, temporary files). Idempotent."""
+        ...
+
+    async def compact(self) -> AdapterTurn:
+        """Compact the runtime's context now, as a turn whose events include a compaction.
+
+        Raises :class:`~harness_core.errors.HarnessCapabilityUnsupportedError` where the
+        runtime cannot.
+        """
+        ...
+
+
+@runtime_checkable
+class Adapter(Protocol):
+    """One configured runtime.
+
+    Attributes:
+        harness_id: kebab-case id (``builtin``, ``claude-code``...).
+        supports_builtin_approvals: built-in calls can be paused for a decision.
+        supports_builtin_filtering: the runtime can be told not to offer some built-ins.
+    """
+
+    harness_id: str
+    supports_builtin_approvals: bool
+    supports_builtin_filtering: bool
+
+    async def start(self, request: StartRequest) -> AdapterSession:
+        """Open a session (new, resumed from ``resume_from`` or continued from ``continue_from``)."""
+        ...
+
+
+AdapterFactory: TypeAlias = Callable[..., Adapter]
+"""Builds an :class:`Adapter` from keyword settings (``model=``, ``mcp_servers=``...);
+called with no arguments when a harness is chosen by id."""
+
+ProviderOptions: TypeAlias = Mapping[str, Any]

@@ -1,0 +1,100 @@
+"""The ``harness`` command line.
+
+Core subcommands live in small ``_cli_*`` modules; plugins add theirs through the
+``harness_cli_commands`` hook. Errors print one line to stderr (no traceback unless
+``--debug``) and exit with status 1; usage errors exit with 2 (click's convention).
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import click
+
+from .errors import HarnessError
+
+__all__ = ["main"]
+
+
+class HarnessGroup(click.Group):
+    """A click group that adds core and plugin subcommands lazily and reports errors cleanly."""
+
+    def _core_commands(self) -> dict[str, click.Command]:
+        commands: dict[str, click.Command] = {}
+        from . import _cli_plugins
+
+        commands.update(_cli_plugins.COMMANDS)
+        try:
+            from .testing.model_server_cli import model_server
+        except ImportError:  # pragma: no cover - testing extras missing
+            pass
+        else:
+            commands["model-server"] = model_server
+        try:
+            from . import _cli_run
+        except ImportError:  # pragma: no cover - during bootstrap
+            pass
+        else:
+            commands.update(_cli_run.COMMANDS)
+        return commands
+
+    def _all_commands(self, ctx: click.Context) -> dict[str, click.Command]:
+        cache: dict[str, click.Command] | None = ctx.meta.get("harness.commands")
+        if cache is not None:
+            return cache
+        commands = dict(self.commands)
+        commands.update(self._core_commands())
+        from .plugins import get_plugin_manager
+
+        for plugin, command in get_plugin_manager().hooks.cli_commands():
+            name = command.name or plugin
+            if name in commands:
+                click.echo(f"harness: plugin {plugin!r} adds command {name!r}, which already exists; ignored", err=True)
+                continue
+            commands[name] = command
+        ctx.meta["harness.commands"] = commands
+        return commands
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(self._all_commands(ctx))
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        return self._all_commands(ctx).get(cmd_name)
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except (click.exceptions.Exit, click.ClickException, click.Abort):
+            raise
+        except HarnessError as exc:
+            if ctx.meta.get("harness.debug"):
+                raise
+            click.echo(f"harness: error: {exc}", err=True)
+            ctx.exit(1)
+        except KeyboardInterrupt:
+            click.echo("harness: interrupted", err=True)
+            ctx.exit(130)
+
+
+@click.group(cls=HarnessGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="harness-core", prog_name="harness")
+@click.option("--debug", is_flag=True, help="Show full tracebacks on errors.")
+@click.pass_context
+def cli(ctx: click.Context, debug: bool) -> None:
+    """Program coding-agent harnesses through one API: list plugins and tools, run turns,
+    run the offline demo."""
+    ctx.meta["harness.debug"] = debug
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point: ``harness``."""
+    try:
+        cli.main(args=argv, prog_name="harness", standalone_mode=True)
+    except HarnessError as exc:  # pragma: no cover - raised outside invoke
+        click.echo(f"harness: error: {exc}", err=True)
+        sys.exit(1)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()

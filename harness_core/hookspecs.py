@@ -1,0 +1,203 @@
+"""Hook specifications of harness-core (pluggy project ``harness``).
+
+Read this file first when writing a plugin. Every hook is prefixed ``harness_``; implement
+one by decorating a function of the same name with :data:`harness_core.hookimpl` in a module
+or class you register through the ``harness`` entry-point group::
+
+    # my_pack/plugin.py, declared as  [project.entry-points.harness] my-pack = "my_pack.plugin"
+    from harness_core import define_harness_tool, hookimpl
+
+    @hookimpl
+    def harness_tools():
+        return [define_harness_tool(name="echo", description="Echo text.",
+                                    input={"type": "object", "properties": {"text": {"type": "string"}}},
+                                    execute=lambda input, ctx: input["text"])]
+
+An implementation may accept only some of a hook's arguments (pluggy passes them by name);
+implementations must never declare arguments with default values, since pluggy never
+passes them. No module except :mod:`harness_core.plugins` calls ``pm.hook`` directly: use the
+typed facade :class:`harness_core.plugins.HookFacade`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Iterable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+import pluggy
+
+if TYPE_CHECKING:
+    import click
+
+    from .adapter import AdapterFactory
+    from .approval import ApprovalContext, ApprovalDecision
+    from .contexts import ExecutionContext, FilterRequest, ProjectionContext
+    from .output import ToolOutput
+    from .parts import Part
+    from .tools import BuiltinTool, HarnessTool, ToolCall
+
+__all__ = ["PROJECT_NAME", "hookimpl", "hookspec"]
+
+PROJECT_NAME = "harness"
+"""The pluggy project name; also the entry-point group plugins are discovered in."""
+
+hookspec = pluggy.HookspecMarker(PROJECT_NAME)
+hookimpl = pluggy.HookimplMarker(PROJECT_NAME)
+
+
+@hookspec
+def harness_adapters() -> Mapping[str, AdapterFactory]:
+    """Contribute adapter factories, keyed by harness id.
+
+    Implemented by: adapter plugins.
+
+    Returns:
+        ``{harness_id: factory}``; a factory is called with keyword settings (or none) and
+        returns an :class:`~harness_core.adapter.Adapter`. Import heavy SDKs inside the
+        factory, not at module import.
+
+    Combination: all results are merged; the same harness id from two plugins is an error
+    naming both plugins.
+    """
+    raise NotImplementedError
+
+
+@hookspec
+def harness_declare_builtins(harness_id: str) -> Sequence[BuiltinTool] | None:
+    """Declare the built-in tools the runtime ``harness_id`` calls natively.
+
+    Implemented by: adapter plugins (return ``None`` for another plugin's harness id).
+
+    Args:
+        harness_id: the harness whose built-ins are wanted.
+
+    Returns:
+        :class:`~harness_core.tools.BuiltinTool` declarations: common name (``read``,
+        ``write``, ``edit``, ``bash``, ``grep``, ``glob``, ``webSearch``) or native name,
+        native name, kind, input schema and a ``resources`` extractor; or ``None``.
+
+    Combination: all results are concatenated; a name declared twice is an error.
+    """
+    raise NotImplementedError
+
+
+@hookspec
+def harness_tools() -> Sequence[HarnessTool]:
+    """Contribute host-executed tools.
+
+    Implemented by: tool packs.
+
+    Returns:
+        :class:`~harness_core.tools.HarnessTool` objects made with
+        :func:`~harness_core.tools.define_harness_tool`.
+
+    Combination: all results are concatenated; the same tool name from two plugins is a
+    :class:`~harness_core.errors.ToolNameConflictError` naming both plugins.
+    """
+    raise NotImplementedError
+
+
+@hookspec
+def harness_filter_tools(
+    tools: Sequence[HarnessTool | BuiltinTool], request: FilterRequest
+) -> Iterable[str] | None:
+    """Name tools the runtime must not be able to call.
+
+    Implemented by: policies (an org policy removing ``webSearch``, say).
+
+    Args:
+        tools: the tools left after the agent's ``active_tools`` / ``inactive_tools``.
+        request: the harness, session and permission mode being configured.
+
+    Returns:
+        Harness-facing names to remove, or ``None``.
+
+    Combination: the union of all results is removed; unknown names are ignored.
+    """
+    raise NotImplementedError
+
+
+@hookspec
+def harness_approve_call(call: ToolCall, context: ApprovalContext) -> ApprovalDecision | None:
+    """Decide whether a tool call may run.
+
+    Implemented by: approval policies; the core's ``permission-mode`` and ``tool-approval``
+    policies are ordinary plugins implementing it.
+
+    Args:
+        call: the call (built-in or host) with its input.
+        context: the tool, the resources it touches, the permission mode, the session.
+
+    Returns:
+        An :class:`~harness_core.approval.ApprovalDecision` or ``None`` (no opinion).
+
+    Combination: every implementation runs; decisions merge with
+    :func:`~harness_core.approval.merge_decisions`: denied beats user-approval beats
+    approved beats not-applicable, whatever the plugin order; fallback decisions (the
+    permission mode's default) yield to explicit ones. The deciding plugin is recorded.
+    An implementation that raises counts as a denial naming the plugin and the error.
+    """
+    raise NotImplementedError
+
+
+@hookspec(firstresult=True)
+def harness_execute_tool(call: ToolCall, context: ExecutionContext) -> Awaitable[ToolOutput] | None:
+    """Run a host-executed tool call.
+
+    Implemented by: the core default (runs ``tool.execute``), tool packs that execute
+    their calls themselves, and wrappers (``@hookimpl(wrapper=True)``) that add timeouts,
+    audit or redaction by wrapping the awaitable the inner implementation returns.
+
+    Args:
+        call: the call, ``call.input`` holding the validated input.
+        context: the tool, its :class:`~harness_core.tools.ToolContext`, error policy and
+            preliminary-result callback.
+
+    Returns:
+        An awaitable resolving to the bounded :class:`~harness_core.output.ToolOutput`, or
+        ``None`` to let the next implementation run.
+
+    Combination: first non-``None`` result wins; wrappers see and may replace it.
+    """
+    raise NotImplementedError
+
+
+@hookspec(firstresult=True)
+def harness_project_event(event: object, context: ProjectionContext) -> Sequence[Part] | None:
+    """Turn one native runtime event into zero or more stream parts.
+
+    Implemented by: adapter plugins (for their own event types) and the core default
+    (``trylast``: passes parts through, wraps anything else in a ``raw`` part).
+
+    Args:
+        event: one item of an :class:`~harness_core.adapter.AdapterTurn`'s event stream
+            (control events never reach this hook).
+        context: per-turn projection context and scratch state.
+
+    Returns:
+        The parts (possibly empty) or ``None`` when the event is not this plugin's.
+
+    Combination: first non-``None`` result wins; wrappers may edit the parts.
+    """
+    raise NotImplementedError
+
+
+@hookspec
+def harness_cli_commands() -> Sequence[click.Command]:
+    """Contribute subcommands to the ``harness`` command line.
+
+    Implemented by: plugins with a command-line surface (``harness rules``,
+    ``harness demo``).
+
+    Returns:
+        :class:`click.Command` objects; their names become subcommands.
+
+    Combination: all results are added; a name already taken is an error naming both
+    plugins.
+    """
+    raise NotImplementedError
+
+
+HOOK_NAMES: tuple[str, ...] = tuple(sorted(name for name in dir() if name.startswith("harness_")))
+"""The names of every hook specification, sorted."""
+

@@ -1,0 +1,1 @@
+"""Scripted model servers and fixtures for testing harnesses offline."""

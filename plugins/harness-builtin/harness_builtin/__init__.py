@@ -1,0 +1,1 @@
+"""harness_builtin plugin for harness-core."""

@@ -1,0 +1,1 @@
+"""harness_claude_code plugin for harness-core."""

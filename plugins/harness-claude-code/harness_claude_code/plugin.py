@@ -1,0 +1,1 @@
+"""Hook implementations of harness_claude_code (registered through the harness entry-point group)."""

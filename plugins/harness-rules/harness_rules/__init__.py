@@ -1,0 +1,1 @@
+"""harness_rules plugin for harness-core."""

@@ -1,0 +1,1 @@
+"""Hook implementations of harness_rules (registered through the harness entry-point group)."""

@@ -1,0 +1,1 @@
+"""harness_tools_git plugin for harness-core."""

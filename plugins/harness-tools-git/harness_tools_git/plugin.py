@@ -1,0 +1,1 @@
+"""Hook implementations of harness_tools_git (registered through the harness entry-point group)."""
