@@ -1,1 +1,71 @@
-"""Scripted model servers and fixtures for testing harnesses offline."""
+"""Scripted model servers and fixtures for testing harnesses offline.
+
+A :class:`ScriptedModelServer` is a real HTTP server on 127.0.0.1 that speaks
+Anthropic Messages, OpenAI Chat Completions and OpenAI Responses (streaming and
+not) and answers from a :class:`Script`. Point a runtime (or an SDK) at
+``server.base_url`` (Anthropic) or ``server.openai_base_url`` (OpenAI), then
+assert on what it sent. The pytest plugin (``harness_core.testing.pytest_plugin``,
+registered as a ``pytest11`` entry point) adds the ``scripted_model_server`` and
+``isolated_home`` fixtures and the ``requires_runtime`` marker. See
+``docs/testing.md``.
+"""
+
+from ._errors import ScriptError, ToolNotOfferedError
+from ._faults import Fault
+from ._loader import load_script, parse_script_text
+from ._recording import SECRET_HEADERS, RecordedRequest, RequestKind
+from ._request import (
+    Message,
+    ModelRequest,
+    OfferedTool,
+    ToolCallView,
+    ToolResultView,
+    WireFormat,
+)
+from ._responder import TurnSource, choose_turn
+from ._runtimes import (
+    KNOWN_RUNTIMES,
+    IsolatedHome,
+    make_isolated_home,
+    missing_runtime_reason,
+    skip_unless_runtime,
+)
+from ._script import ModelTurn, Responder, Script, ToolCallSpec, Usage
+from ._server import ScriptedModelServer, ScriptLike, coerce_script
+from ._tools import COMMON_TOOL_NAMES, adapt_arguments, is_common_tool_name, resolve_tool_name
+
+__all__ = [
+    "COMMON_TOOL_NAMES",
+    "Fault",
+    "IsolatedHome",
+    "KNOWN_RUNTIMES",
+    "Message",
+    "ModelRequest",
+    "ModelTurn",
+    "OfferedTool",
+    "RecordedRequest",
+    "RequestKind",
+    "Responder",
+    "SECRET_HEADERS",
+    "Script",
+    "ScriptError",
+    "ScriptLike",
+    "ScriptedModelServer",
+    "ToolCallSpec",
+    "ToolCallView",
+    "ToolNotOfferedError",
+    "ToolResultView",
+    "TurnSource",
+    "Usage",
+    "WireFormat",
+    "adapt_arguments",
+    "choose_turn",
+    "coerce_script",
+    "is_common_tool_name",
+    "load_script",
+    "make_isolated_home",
+    "missing_runtime_reason",
+    "parse_script_text",
+    "resolve_tool_name",
+    "skip_unless_runtime",
+]
