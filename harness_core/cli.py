@@ -31,12 +31,9 @@ class HarnessGroup(click.Group):
             pass
         else:
             commands["model-server"] = model_server
-        try:
-            from . import _cli_run
-        except ImportError:  # pragma: no cover - during bootstrap
-            pass
-        else:
-            commands.update(_cli_run.COMMANDS)
+        from . import _cli_run
+
+        commands.update(_cli_run.COMMANDS)
         return commands
 
     def _all_commands(self, ctx: click.Context) -> dict[str, click.Command]:
@@ -50,7 +47,10 @@ class HarnessGroup(click.Group):
         for plugin, command in get_plugin_manager().hooks.cli_commands():
             name = command.name or plugin
             if name in commands:
-                click.echo(f"harness: plugin {plugin!r} adds command {name!r}, which already exists; ignored", err=True)
+                click.echo(
+                    f"harness: plugin {plugin!r} adds command {name!r}, which already exists; skipped",
+                    err=True,
+                )
                 continue
             commands[name] = command
         ctx.meta["harness.commands"] = commands
@@ -60,6 +60,11 @@ class HarnessGroup(click.Group):
         return sorted(self._all_commands(ctx))
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        # Core commands resolve without discovering plugins, so `harness plugins` can
+        # capture discovery warnings itself and show failures in its listing.
+        core = self._core_commands()
+        if cmd_name in core:
+            return core[cmd_name]
         return self._all_commands(ctx).get(cmd_name)
 
     def invoke(self, ctx: click.Context) -> Any:
@@ -68,7 +73,7 @@ class HarnessGroup(click.Group):
         except (click.exceptions.Exit, click.ClickException, click.Abort):
             raise
         except HarnessError as exc:
-            if ctx.meta.get("harness.debug"):
+            if ctx.meta.get("harness.debug") or ctx.params.get("debug"):
                 raise
             click.echo(f"harness: error: {exc}", err=True)
             ctx.exit(1)
@@ -91,7 +96,9 @@ def main(argv: list[str] | None = None) -> None:
     """Console-script entry point: ``harness``."""
     try:
         cli.main(args=argv, prog_name="harness", standalone_mode=True)
-    except HarnessError as exc:  # pragma: no cover - raised outside invoke
+    except HarnessError as exc:  # raised while resolving a subcommand
+        if "--debug" in (sys.argv[1:] if argv is None else argv):
+            raise
         click.echo(f"harness: error: {exc}", err=True)
         sys.exit(1)
 

@@ -192,8 +192,9 @@ def harness_cli_commands() -> Sequence[click.Command]:
     Returns:
         :class:`click.Command` objects; their names become subcommands.
 
-    Combination: all results are added; a name already taken is an error naming both
-    plugins.
+    Combination: all results are added; a command whose name is already taken (by the
+    core or an earlier plugin) is skipped with a message on stderr naming the plugin, so
+    one plugin can never break the command line.
     """
     raise NotImplementedError
 

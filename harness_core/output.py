@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Mapping
 from typing import Any, Final
 
@@ -26,31 +27,78 @@ _SURROGATES: Final = re.compile("[\ud800-\udfff]")
 def sanitize_text(text: str | bytes | bytearray) -> str:
     """Return ``text`` as a string that always encodes to UTF-8.
 
-    Bytes are decoded as UTF-8 with undecodable bytes replaced by U+FFFD; lone surrogates
-    in a string (e.g. from ``surrogateescape`` decoding) are replaced by U+FFFD too.
+    Bytes are decoded as UTF-8 with undecodable bytes replaced by U+FFFD. In a string,
+    a well-formed pair of surrogate code points (UTF-16 decoded code unit by code unit)
+    is joined into the character it encodes, and every lone surrogate (e.g. from
+    ``surrogateescape`` decoding) is replaced by U+FFFD.
+
+    Raises:
+        TypeError: ``text`` is neither ``str`` nor bytes (the message names its type).
     """
     if isinstance(text, bytes | bytearray):
         return bytes(text).decode("utf-8", errors="replace")
+    if not isinstance(text, str):
+        raise TypeError(f"tool output text must be str or bytes, got {type(text).__name__}")
     if _SURROGATES.search(text) is None:
         return text
-    return _SURROGATES.sub("\ufffd", text)
+    # Through UTF-16: valid pairs become one character, lone halves become U+FFFD.
+    return text.encode("utf-16-le", errors="surrogatepass").decode("utf-16-le", errors="replace")
+
+
+# Code points that belong to the character before them: a cut just before one would split a
+# visible character (an accent from its letter, an emoji from its modifier).
+_JOINERS: Final = frozenset("\u200c\u200d\ufe0e\ufe0f")
+_MAX_BACKOFF: Final = 32
+
+
+def _attaches_to_previous(char: str) -> bool:
+    return (
+        char in _JOINERS
+        or unicodedata.combining(char) != 0
+        or "\U0001f3fb" <= char <= "\U0001f3ff"  # emoji skin-tone modifiers
+        or "\U000e0020" <= char <= "\U000e007f"  # emoji tag sequences (flags)
+    )
 
 
 def truncate_text(text: str, limit: int = MAX_OUTPUT_CHARS) -> str:
     """Cut ``text`` to at most ``limit`` characters plus a marker saying how much was cut.
 
-    The cut falls on a character (code point) boundary; the marker is
-    ``"\\n\\n[output truncated: N of M characters omitted]"``.
+    Args:
+        text: the text to bound.
+        limit: the maximum number of characters (code points) kept.
+
+    Returns:
+        ``text`` unchanged when it has at most ``limit`` characters; otherwise its first
+        characters followed by ``"\\n\\n[output truncated: N of M characters omitted]"``
+        where M is ``len(text)`` and N the number of characters dropped. The cut falls on a
+        code point boundary and, when possible, not inside a combining sequence (an accent
+        stays with its letter, a zero-width joiner with its emoji), so N may slightly
+        exceed ``len(text) - limit``.
     """
+    if limit < 0:
+        raise ValueError(f"truncation limit must be >= 0, got {limit}")
     if len(text) <= limit:
         return text
-    omitted = len(text) - limit
-    return f"{text[:limit]}\n\n[output truncated: {omitted} of {len(text)} characters omitted]"
+
+    def splits_a_character(at: int) -> bool:
+        return at > 0 and (_attaches_to_previous(text[at]) or text[at - 1] == "\u200d")
+
+    cut = limit
+    while splits_a_character(cut) and limit - cut < _MAX_BACKOFF:
+        cut -= 1
+    if splits_a_character(cut):
+        cut = limit  # an absurdly long combining run: a plain code point cut will do
+    omitted = len(text) - cut
+    return f"{text[:cut]}\n\n[output truncated: {omitted} of {len(text)} characters omitted]"
 
 
 @attrs.frozen
 class ToolOutput:
     """The result of a tool call as the runtime (and so the model) receives it.
+
+    ``content`` is passed through :func:`sanitize_text` on construction (bytes are decoded,
+    lone surrogates replaced), so every ``ToolOutput`` serializes to UTF-8; it is not
+    truncated here (:func:`normalize_output` bounds it).
 
     Attributes:
         content: the text the model sees.
@@ -59,7 +107,7 @@ class ToolOutput:
             for ``tool-result`` parts and ``to_model_output``); ``None`` otherwise.
     """
 
-    content: str
+    content: str = attrs.field(converter=sanitize_text)
     is_error: bool = False
     value: Any = attrs.field(default=None, eq=False)
 

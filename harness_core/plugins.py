@@ -4,11 +4,16 @@ Plugins are found through the ``harness`` entry-point group; the entry-point nam
 plugin name. Loading is our own loop, one plugin at a time, so one broken plugin never
 stops the others:
 
+* an entry point refers to a module or an object with ``@hookimpl`` functions, or to a
+  class, which is instantiated without arguments;
 * a plugin that fails to import, fails registration validation (a ``harness_*`` function
-  with no such hook, an argument the hook does not have) or raises inside a registration
-  hook (``harness_adapters``, ``harness_tools``, ``harness_cli_commands``) is skipped with
-  a :class:`PluginLoadWarning` naming the plugin, its distribution and the error, and
-  everything it registered is rolled back;
+  with no such hook, an argument the hook does not have, an argument with a default value,
+  a hook function without ``@hookimpl``) or raises inside a registration hook
+  (``harness_adapters``, ``harness_tools``, ``harness_cli_commands``, which are called
+  once at load time and must return the documented shape) is skipped with a
+  :class:`PluginLoadWarning` naming the plugin, its distribution and the error, and
+  everything registered since it started loading (its import's side effects included) is
+  rolled back;
 * ``HARNESS_STRICT_PLUGINS=1`` turns the first failure into a
   :class:`~harness_core.errors.PluginLoadError`;
 * ``HARNESS_DISABLE_PLUGINS=a,b`` blocks plugins by name before they are imported (core
@@ -134,17 +139,37 @@ def _env_flag(env: Mapping[str, str], name: str) -> bool:
 
 
 def _distribution_of(ep: EntryPointLike) -> tuple[str | None, str | None]:
+    """``(name, version)`` of the distribution declaring ``ep``; ``(None, None)`` if unknown."""
     dist = getattr(ep, "dist", None)
     if dist is None:
         return None, None
     try:
-        return dist.metadata["Name"], dist.version
-    except Exception:  # pragma: no cover - broken metadata
-        return getattr(dist, "name", None), None
+        name = getattr(dist, "name", None) or dist.metadata["Name"]
+    except Exception:  # broken metadata must not stop discovery
+        name = None
+    try:
+        version = dist.version
+    except Exception:
+        version = None
+    return (str(name) if name else None), (str(version) if version else None)
 
 
 def _describe(exc: BaseException) -> str:
-    return f"{type(exc).__name__}: {exc}"
+    """``"Type: message"`` on one line (pluggy's validation messages span several)."""
+    message = " ".join(line.strip() for line in str(exc).splitlines() if line.strip())
+    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+
+
+class _RegistrationError(Exception):
+    """Internal: a plugin was rejected; ``message`` is what its record shows."""
+
+    def __init__(self, message: str, cause: BaseException) -> None:
+        super().__init__(message)
+        self.message = message
+        self.cause = cause
+
+
+_Snapshot = tuple[frozenset[object], dict[str, "PluginRecord"]]
 
 
 class HarnessPluginManager:
@@ -191,8 +216,16 @@ class HarnessPluginManager:
                  version: str | None = None, value: str | None = None) -> PluginRecord:
         """Register an in-memory plugin (module, class instance...) with validation.
 
+        Args:
+            plugin: a module or object with ``@hookimpl`` functions.
+            name: the plugin name (default: pluggy's canonical name, a module's
+                ``__name__``).
+            distribution / version / value: shown by ``harness plugins``.
+
         Returns:
-            Its record; ``status == "failed"`` when it was rejected (and rolled back).
+            Its record; ``status == "failed"`` when it was rejected, in which case
+            everything registered meanwhile was rolled back. Registering a name that is
+            already loaded returns the existing record and registers nothing.
 
         Raises:
             PluginLoadError: it was rejected and strict mode is on.
@@ -204,27 +237,28 @@ class HarnessPluginManager:
             record = PluginRecord(name, distribution, version, status="disabled", value=value)
             self._records[name] = record
             return record
-        before = set(self.pm.get_plugins())
+        snapshot = self._snapshot()
         try:
-            self.pm.register(plugin, name=name)
-            self._validate(plugin, name)
-        except Exception as exc:
-            for added in set(self.pm.get_plugins()) - before:
-                self.pm.unregister(added)
-            return self._fail(name, distribution, version, value, f"registration failed: {_describe(exc)}", exc)
-        record = PluginRecord(name, distribution, version, self._kind_of(name, plugin), self._hooks_of(plugin),
-                              value=value)
-        self._records[name] = record
-        return record
+            return self._register(plugin, name, distribution, version, value)
+        except _RegistrationError as exc:
+            self._rollback(snapshot)
+            return self._fail(name, distribution, version, value, exc.message, exc.cause)
 
     def load_entry_points(self, entry_points: Iterable[EntryPointLike] | None = None) -> list[PluginRecord]:
         """Discover and register plugins from the ``harness`` entry-point group.
 
+        One entry point at a time: a disabled name is never imported; an entry point that
+        refers to a class registers an instance made without arguments; a failure (import,
+        instantiation, validation, a raising registration hook) rolls back whatever was
+        registered since that entry point started loading (side effects of its import
+        included), warns with :class:`PluginLoadWarning` and moves on.
+
         Args:
-            entry_points: entry points to load instead of the installed ones (tests).
+            entry_points: entry points to load instead of the installed ones (tests pass
+                objects with ``name``, ``value``, ``load()`` and optionally ``dist``).
 
         Returns:
-            The records of the plugins seen (loaded, failed or disabled).
+            The records of the plugins seen (loaded, failed or disabled), in order.
 
         Raises:
             PluginLoadError: a plugin failed and strict mode is on.
@@ -243,34 +277,86 @@ class HarnessPluginManager:
                 self._records[ep.name] = record
                 seen.append(record)
                 continue
+            snapshot = self._snapshot()
             try:
-                plugin = ep.load()
-            except Exception as exc:
-                seen.append(self._fail(ep.name, dist, version, ep.value, f"import failed: {_describe(exc)}", exc))
-                continue
-            seen.append(self.register(plugin, ep.name, distribution=dist, version=version, value=ep.value))
+                plugin = self._load(ep)
+                seen.append(self._register(plugin, ep.name, dist, version, ep.value))
+            except _RegistrationError as exc:
+                self._rollback(snapshot)
+                seen.append(self._fail(ep.name, dist, version, ep.value, exc.message, exc.cause))
         return seen
+
+    @staticmethod
+    def _load(ep: EntryPointLike) -> object:
+        try:
+            plugin = ep.load()
+        except (Exception, SystemExit) as exc:
+            raise _RegistrationError(f"import failed: {_describe(exc)}", exc) from exc
+        if isinstance(plugin, type):
+            try:
+                plugin = plugin()
+            except Exception as exc:
+                raise _RegistrationError(
+                    f"could not instantiate plugin class {plugin.__qualname__}: {_describe(exc)}", exc
+                ) from exc
+        return plugin
+
+    def _register(self, plugin: object, name: str, distribution: str | None, version: str | None,
+                  value: str | None) -> PluginRecord:
+        try:
+            self.pm.register(plugin, name=name)
+            self._validate(plugin, name)
+        except (Exception, SystemExit) as exc:
+            raise _RegistrationError(f"registration failed: {_describe(exc)}", exc) from exc
+        record = PluginRecord(name, distribution, version, self._kind_of(name, plugin), self._hooks_of(plugin),
+                              value=value)
+        self._records[name] = record
+        return record
+
+    def _snapshot(self) -> _Snapshot:
+        return frozenset(self.pm.get_plugins()), dict(self._records)
+
+    def _rollback(self, snapshot: _Snapshot) -> None:
+        plugins, records = snapshot
+        for added in set(self.pm.get_plugins()) - plugins:
+            self.pm.unregister(added)
+        self._records = dict(records)
 
     def _fail(self, name: str, dist: str | None, version: str | None, value: str | None,
               message: str, exc: BaseException) -> PluginRecord:
         record = PluginRecord(name, dist, version, status="failed", error=message, value=value)
         self._records[name] = record
-        where = f"plugin {name!r}" + (f" from distribution {dist} {version}" if dist else "")
+        dist_label = " ".join(part for part in (dist, version) if part) or None
+        where = f"plugin {name!r}" + (f" from distribution {dist_label}" if dist_label else "")
         if self.strict:
-            raise PluginLoadError(f"{where}: {message}", plugin=name, distribution=dist) from exc
-        warnings.warn(f"harness: skipped {where}: {message}", PluginLoadWarning, stacklevel=3)
+            raise PluginLoadError(f"{where}: {message}", plugin=name, distribution=dist_label) from exc
+        warnings.warn(f"harness: skipped {where}: {message}", PluginLoadWarning, stacklevel=4)
         return record
 
     def _validate(self, plugin: object, name: str) -> None:
-        for caller in self.pm.get_hookcallers(plugin) or ():
+        callers = self.pm.get_hookcallers(plugin) or []
+        for caller in callers:
             if not caller.has_spec():
                 raise HarnessConfigurationError(
                     f"{caller.name!r} is not a harness hook (known hooks: {', '.join(hookspecs.HOOK_NAMES)})"
                 )
+            for impl in caller.get_hookimpls():
+                if impl.plugin is plugin and impl.kwargnames:
+                    raise HarnessConfigurationError(
+                        f"{caller.name}: argument(s) {', '.join(impl.kwargnames)} have default values, "
+                        "which pluggy never passes; remove the defaults"
+                    )
+        implemented = {caller.name for caller in callers}
+        for hook_name in hookspecs.HOOK_NAMES:
+            if hook_name not in implemented and callable(getattr(plugin, hook_name, None)):
+                raise HarnessConfigurationError(
+                    f"{hook_name} is defined without the @hookimpl decorator, so it would never be "
+                    "called; decorate it with harness_core.hookimpl"
+                )
         for hook_name in _REGISTRATION_HOOKS:
             caller = getattr(self.pm.hook, hook_name)
             for impl in caller.get_hookimpls():
-                if impl.plugin is plugin:
+                if impl.plugin is plugin and not (impl.hookwrapper or impl.wrapper):
                     result = impl.function()
                     _check_registration_result(hook_name, result)
 
@@ -279,6 +365,10 @@ class HarnessPluginManager:
     def records(self) -> list[PluginRecord]:
         """Every plugin seen, core defaults first, then by name."""
         return sorted(self._records.values(), key=lambda r: (r.kind != "core", r.name))
+
+    def record(self, name: str) -> PluginRecord | None:
+        """The record of the plugin named ``name``, or ``None`` if it was never seen."""
+        return self._records.get(name)
 
     def plugin_name(self, plugin: object) -> str:
         """The registered name of ``plugin``."""
@@ -407,11 +497,25 @@ class HookFacade:
         for plugin, result in self._per_plugin("harness_tools"):
             for tool in result or ():
                 if tool.name in found:
+                    first = found[tool.name][0]
+                    if first == plugin:
+                        raise ToolNameConflictError(
+                            f"tool {tool.name!r} is contributed twice by plugin {self._label(plugin)}"
+                        )
                     raise ToolNameConflictError(
-                        f"tool {tool.name!r} is contributed by both plugin {found[tool.name][0]!r} and plugin {plugin!r}"
+                        f"tool {tool.name!r} is contributed by both plugin {self._label(first)} "
+                        f"and plugin {self._label(plugin)}; disable one with HARNESS_DISABLE_PLUGINS"
                     )
                 found[tool.name] = (plugin, tool)
         return found
+
+    def _label(self, plugin: str) -> str:
+        """``'name'`` plus ``(distribution version)`` when known."""
+        record = self._manager.record(plugin)
+        if record is None or record.distribution is None:
+            return repr(plugin)
+        dist = " ".join(part for part in (record.distribution, record.version) if part)
+        return f"{plugin!r} ({dist})"
 
     def filter_tools(self, tools: Sequence[HarnessTool | BuiltinTool], request: FilterRequest) -> frozenset[str]:
         """The union of names every policy removes."""
@@ -505,10 +609,16 @@ _default: HarnessPluginManager | None = None
 
 
 def get_plugin_manager() -> HarnessPluginManager:
-    """The process-wide plugin manager, created (and plugins discovered) on first use."""
+    """The process-wide plugin manager, created (and plugins discovered) on first use.
+
+    The manager is published before discovery starts, so a plugin that calls this
+    function while it is being imported gets the manager being filled rather than
+    starting a second discovery.
+    """
     global _default
     if _default is None:
-        _default = create_plugin_manager()
+        _default = HarnessPluginManager()
+        _default.load_entry_points()
     return _default
 
 

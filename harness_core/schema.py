@@ -9,8 +9,17 @@ A tool's ``input`` is either
   document) and validation returns a model instance.
 
 Validation of JSON Schemas is delegated to :mod:`jsonschema` (Draft 2020-12); this module
-only enforces the subset and the Python pitfalls (``True`` is not ``1``; arguments given
-as a JSON string are decoded once).
+only enforces the subset and the Python pitfalls:
+
+* booleans are not integers or numbers (``True`` fails ``{"type": "integer"}``);
+* ``enum`` and ``const`` compare JSON values, not Python values: ``True`` does not match
+  ``1`` and ``1`` does not match ``True``. Numbers compare mathematically, as JSON Schema
+  specifies, so ``1.0`` matches ``1`` (and is accepted by ``"type": "integer"``; the
+  validated value is returned unchanged, a ``float``);
+* arguments given as a JSON string are decoded exactly once: a JSON string whose value
+  is itself JSON text stays a string (and fails an object schema);
+* pydantic models validate in strict JSON mode (``true`` is not ``1``, ``"1"`` is not
+  ``1``), unless the model sets ``model_config["strict"]`` itself, which is then obeyed.
 """
 
 from __future__ import annotations
@@ -150,23 +159,46 @@ def _check_refs(node: object, document: Mapping[str, Any], location: str) -> Non
             _check_refs(value, document, f"{location}[{index}]")
 
 
+def _inline_root_ref(exported: JsonSchema) -> JsonSchema:
+    """Replace a top-level ``{"$ref": "#/$defs/X", "$defs": ...}`` by X itself.
+
+    pydantic exports a self-referencing model that way; runtimes want ``"type": "object"``
+    at the top. ``$defs`` stays in place, so inner references still resolve.
+    """
+    ref = exported.get("$ref")
+    defs = exported.get("$defs")
+    if not (isinstance(ref, str) and ref.startswith("#/$defs/") and isinstance(defs, Mapping)):
+        return exported
+    target = defs.get(ref[len("#/$defs/") :])
+    if not isinstance(target, Mapping):
+        return exported
+    rest = {k: v for k, v in exported.items() if k not in ("$ref", "$defs")}
+    return {**target, **rest, "$defs": defs}
+
+
 def decode_arguments(tool_name: str, arguments: object) -> object:
     """Decode tool-call arguments given as a JSON string, once.
 
-    ``None`` and ``""`` mean "no arguments" and become ``{}``. A string is parsed as JSON
-    exactly once (a JSON string that itself contains JSON is not decoded again). Anything
-    else is returned unchanged.
+    ``None`` and an empty or blank string mean "no arguments" and become ``{}``. A
+    ``str`` (or UTF-8 ``bytes``) is parsed as JSON exactly once: a JSON string that itself
+    contains JSON is not decoded again. A mapping that is not a ``dict`` is copied into one
+    (JSON Schema validation treats only ``dict`` as an object). Anything else is returned
+    unchanged.
 
     Raises:
         ToolInputError: when a string is not valid JSON (path ``$``).
     """
-    if arguments is None or arguments == "":
+    if arguments is None:
         return {}
-    if isinstance(arguments, str | bytes):
+    if isinstance(arguments, str | bytes | bytearray):
+        if not arguments.strip():
+            return {}
         try:
             return json.loads(arguments)
         except ValueError as exc:
             raise ToolInputError(tool_name, [("$", f"arguments are not valid JSON: {exc}")]) from None
+    if isinstance(arguments, Mapping) and not isinstance(arguments, dict):
+        return dict(arguments)
     return arguments
 
 
@@ -184,12 +216,14 @@ class ToolInputSchema:
     :meth:`validate` checks call arguments.
     """
 
-    __slots__ = ("_validator", "json_schema", "model")
+    __slots__ = ("_strict", "_validator", "json_schema", "model")
 
     def __init__(self, json_schema: JsonSchema, model: type[pydantic.BaseModel] | None) -> None:
         self.json_schema: JsonSchema = json_schema
         self.model: type[pydantic.BaseModel] | None = model
         self._validator = None if model is not None else Draft202012Validator(json_schema)
+        # Strict JSON mode unless the model chose its own strictness explicitly.
+        self._strict: bool | None = None if model is None or "strict" in model.model_config else True
 
     def validate(self, tool_name: str, arguments: object) -> Any:
         """Validate call arguments.
@@ -208,18 +242,21 @@ class ToolInputSchema:
         value = decode_arguments(tool_name, arguments)
         if self.model is not None:
             try:
-                # JSON-mode validation keeps JSON semantics: true is not 1, "1" is not 1.
-                return self.model.model_validate_json(json.dumps(value), strict=None)
+                text = json.dumps(value, allow_nan=False)
+            except (TypeError, ValueError) as exc:
+                raise ToolInputError(tool_name, [("$", f"arguments are not JSON data: {exc}")]) from None
+            try:
+                # Strict JSON mode keeps JSON semantics: true is not 1, "1" is not 1.
+                return self.model.model_validate_json(text, strict=self._strict)
             except pydantic.ValidationError as exc:
                 problems = [
                     (_json_path(err["loc"]), err["msg"]) for err in exc.errors(include_url=False)
                 ]
                 raise ToolInputError(tool_name, problems) from None
-            except (TypeError, ValueError) as exc:
-                raise ToolInputError(tool_name, [("$", f"arguments are not JSON data: {exc}")]) from None
         assert self._validator is not None
-        errors = sorted(self._validator.iter_errors(value), key=lambda e: (list(e.absolute_path), e.message))
+        errors = list(self._validator.iter_errors(value))
         if errors:
+            errors.sort(key=lambda e: (e.json_path, e.message))
             raise ToolInputError(tool_name, [(e.json_path, e.message) for e in errors])
         return value
 
@@ -242,19 +279,35 @@ def compile_input_schema(tool_name: str, input: object) -> ToolInputSchema:
     if _is_model_class(input):
         try:
             exported = input.model_json_schema()
-        except pydantic.PydanticUserError as exc:
-            raise ToolDefinitionError(f"tool {tool_name!r}: input model cannot export JSON Schema: {exc}") from None
+        except Exception as exc:  # pydantic raises user errors, but also KeyError on bad refs
+            raise ToolDefinitionError(
+                f"tool {tool_name!r}: input model {input.__name__} cannot export JSON Schema: "
+                f"{type(exc).__name__}: {exc}"
+            ) from None
+        try:
+            _check_refs(exported, exported, "input")
+        except ToolDefinitionError as exc:
+            raise ToolDefinitionError(
+                f"tool {tool_name!r}: the JSON Schema exported by {input.__name__} is not self-contained: {exc}"
+            ) from None
+        exported = _inline_root_ref(exported)
         if exported.get("type") != "object":
-            raise ToolDefinitionError(f"tool {tool_name!r}: input model must export an object schema")
+            raise ToolDefinitionError(
+                f"tool {tool_name!r}: input model {input.__name__} must export an object schema "
+                f"(tool arguments are always an object), got type {exported.get('type')!r}"
+            )
         exported.setdefault("properties", {})
-        _check_refs(exported, exported, "input")
         return ToolInputSchema(exported, input)
     if not isinstance(input, Mapping):
         raise ToolDefinitionError(
             f"tool {tool_name!r}: input must be a JSON Schema object or a pydantic model class, "
             f"got {type(input).__name__}"
         )
-    schema: JsonSchema = json.loads(json.dumps(input)) if input else dict(_EMPTY_OBJECT_SCHEMA)
+    try:
+        # A deep copy as plain JSON data: later edits to the caller's dict change nothing.
+        schema: JsonSchema = json.loads(json.dumps(input, allow_nan=False)) if input else dict(_EMPTY_OBJECT_SCHEMA)
+    except (TypeError, ValueError) as exc:
+        raise ToolDefinitionError(f"tool {tool_name!r}: input schema is not JSON data: {exc}") from None
     try:
         check_schema_subset(schema)
     except ToolDefinitionError as exc:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import enum
 import re
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Final, TypeAlias
 
 import attrs
@@ -53,17 +53,25 @@ class ToolKind(enum.StrEnum):
     BASH = "bash"
 
 
+def _str_tuple(paths: Iterable[str]) -> tuple[str, ...]:
+    # A typed converter (``converter=tuple`` leaves mypy with an unsolved type variable).
+    if isinstance(paths, str):
+        return (paths,)
+    return tuple(paths)
+
+
 @attrs.frozen
 class ToolResources:
     """What a validated tool input touches, so permission rules can match it.
 
     Attributes:
         paths: file-system paths as the call spells them (relative to the workspace root
-            unless absolute); a search tool lists the paths it searches.
+            unless absolute); a search tool lists the paths it searches. Any iterable of
+            strings is stored as a tuple; a single string counts as one path.
         command: the shell command line, for shell tools.
     """
 
-    paths: tuple[str, ...] = attrs.field(default=(), converter=tuple)
+    paths: tuple[str, ...] = attrs.field(default=(), converter=_str_tuple)
     command: str | None = None
 
 
