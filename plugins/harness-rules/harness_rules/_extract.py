@@ -1,0 +1,129 @@
+"""Baseline resource extractors for the common built-in tools' inputs.
+
+Adapters declare their built-ins with ``resources`` extractors; these baseline extractors
+are used when a built-in call arrives without resources (an adapter that declares none, an
+undeclared native) and by ``harness rules check`` for a tool name no adapter declares.
+They read the inputs the runtimes commonly send:
+
+=========================  ==============================================================
+tool                       input keys
+=========================  ==============================================================
+read, write, edit          ``file_path``, ``path``, ``notebook_path``, ``filePath``
+edit (``apply_patch``)     the patch text (``input``, ``patch`` or the raw input): every
+                           ``*** Add/Update/Delete File:`` and ``*** Move to:`` path
+bash                       ``command`` or ``cmd`` (a string, or an argv list joined with
+                           shell quoting); ``workdir``/``cwd`` becomes a leading ``cd``
+grep                       ``path`` or ``paths`` (default ``.``, the workspace root)
+glob                       ``path`` (default ``.``) joined with the literal directory
+                           prefix of ``pattern`` (``src/**/*.py`` searches ``src``)
+=========================  ==============================================================
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import shlex
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any, Final
+
+from harness_core import BuiltinTool, ToolKind, ToolResources
+
+from ._names import canonical_tool
+
+__all__ = ["BASELINE_BUILTINS", "baseline_resources"]
+
+_PATH_KEYS: Final = ("file_path", "path", "notebook_path", "filePath")
+_PATCH_FILE: Final = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$", re.MULTILINE)
+_MAGIC: Final = re.compile(r"[*?\[{]")
+
+
+def baseline_resources(names: Iterable[str], tool_input: Any) -> ToolResources | None:
+    """Resources for a built-in known by ``names`` (common or native), from its input.
+
+    Returns:
+        The :class:`~harness_core.ToolResources`, or ``None`` for a tool these extractors
+        do not know (it is then matched by name only).
+    """
+    names = list(names)
+    if "apply_patch" in names:
+        return ToolResources(paths=_patch_paths(tool_input))
+    canonical = {canonical_tool(n) for n in names}
+    data: Mapping[str, Any] = tool_input if isinstance(tool_input, Mapping) else {}
+    if canonical & {"read", "write", "edit"}:
+        return ToolResources(paths=tuple(str(data[k]) for k in _PATH_KEYS if isinstance(data.get(k), str)))
+    if "bash" in canonical:
+        return ToolResources(command=_command(data))
+    if "grep" in canonical:
+        paths = data.get("paths")
+        if isinstance(paths, Sequence) and not isinstance(paths, str) and paths:
+            return ToolResources(paths=tuple(str(p) for p in paths))
+        return ToolResources(paths=(str(data.get("path") or "."),))
+    if "glob" in canonical:
+        return ToolResources(paths=(_glob_root(str(data.get("path") or "."), data.get("pattern")),))
+    return None
+
+
+def _command(data: Mapping[str, Any]) -> str:
+    raw = data.get("command", data.get("cmd", ""))
+    if isinstance(raw, Sequence) and not isinstance(raw, str):
+        command = shlex.join(str(part) for part in raw)
+    else:
+        command = str(raw)
+    workdir = data.get("workdir") or data.get("cwd")
+    if isinstance(workdir, str) and workdir:
+        command = f"cd {shlex.quote(workdir)} && {command}"
+    return command
+
+
+def _patch_paths(tool_input: Any) -> tuple[str, ...]:
+    if isinstance(tool_input, Mapping):
+        text = tool_input.get("input") or tool_input.get("patch") or ""
+    else:
+        text = tool_input
+    if not isinstance(text, str):
+        return ()
+    return tuple((m.group(1) or m.group(2)) for m in _PATCH_FILE.finditer(text))
+
+
+def _glob_root(path: str, pattern: object) -> str:
+    if not isinstance(pattern, str) or not pattern:
+        return path
+    literal: list[str] = []
+    parts = pattern.split("/")
+    for part in parts[:-1]:
+        if _MAGIC.search(part):
+            break
+        literal.append(part)
+    prefix = "/".join(literal)
+    if pattern.startswith("/"):
+        return prefix or "/"
+    return posixpath.join(path, prefix) if prefix else path
+
+
+def _schema(*keys: str) -> dict[str, Any]:
+    return {"type": "object", "properties": {k: {"type": "string"} for k in keys}}
+
+
+def _extractor(name: str) -> Callable[[Mapping[str, Any]], ToolResources]:
+    def extract(data: Mapping[str, Any]) -> ToolResources:
+        return baseline_resources([name], data) or ToolResources()
+
+    return extract
+
+
+BASELINE_BUILTINS: Final[tuple[BuiltinTool, ...]] = tuple(
+    BuiltinTool(name=name, native_name=name, kind=kind, description=description, input_schema=schema,
+                resources=_extractor(name))
+    for name, kind, description, schema in (
+        ("read", ToolKind.READ_ONLY, "Read a file.", _schema("file_path", "path")),
+        ("write", ToolKind.EDIT, "Write a file.", _schema("file_path", "path", "content")),
+        ("edit", ToolKind.EDIT, "Edit a file.", _schema("file_path", "path")),
+        ("bash", ToolKind.BASH, "Run a shell command.", _schema("command")),
+        ("grep", ToolKind.READ_ONLY, "Search file contents.", _schema("pattern", "path")),
+        ("glob", ToolKind.READ_ONLY, "Find files by name.", _schema("pattern", "path")),
+        ("webSearch", ToolKind.READ_ONLY, "Search the web.", _schema("query")),
+    )
+)
+"""Built-in declarations with the baseline extractors, used by ``harness rules check``
+when no ``--harness`` is given."""

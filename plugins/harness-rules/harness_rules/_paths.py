@@ -1,0 +1,432 @@
+"""Path patterns: gitignore-style globs with a base, path spellings, and search probing.
+
+A path specifier is compiled into a :class:`PathPattern`: a *base* directory and a
+gitignore-style pattern relative to it (matched with :mod:`pathspec`'s gitignore patterns).
+
+========================  ==========================  =====================================
+specifier                  base                        pattern
+========================  ==========================  =====================================
+``./src/**``, ``./.env``   the workspace root          anchored at the base (``/src/**``)
+``src/*.py``               the workspace root          anchored (it has a slash inside)
+``*.pem``, ``secrets/``    the workspace root          at any depth below the base
+``~/.ssh/**``              the home directory          anchored
+``//etc/**``               ``/``                       anchored
+``../shared/**``           the root's parent           anchored
+========================  ==========================  =====================================
+
+A single leading ``/`` is refused as ambiguous (absolute or workspace-relative?), as are
+patterns that can match nothing (empty, ``//``, ``~``, an unclosed ``[``, negation).
+
+A call's path is checked under every *spelling*: the lexically normalized absolute path
+(``.`` and ``..`` folded, relative paths joined to the working directory) and the path with
+every symlink resolved (:func:`os.path.realpath`), each matched against the base as written
+and the base with its symlinks resolved. Denials match any spelling; an allow must hold for
+every spelling.
+
+Search roots (grep, glob, or any path that is an existing directory) are checked for what
+they could reveal: a deny or ask pattern holds when it matches the directory or anything
+below it, found by a bounded walk pruned to the subtrees the pattern can reach.
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import re
+from collections.abc import Iterable, Sequence
+from typing import Final, Literal
+
+import attrs
+from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+
+from ._errors import RuleSyntaxError
+
+__all__ = [
+    "Bases",
+    "PathPattern",
+    "ProbeResult",
+    "Spelling",
+    "compile_path_pattern",
+    "normalize",
+    "probe_tree",
+    "spellings",
+]
+
+BaseKind = Literal["workspace", "home", "root"]
+_MAGIC = re.compile(r"[*?\[]")
+
+
+def normalize(path: str) -> str:
+    """``path`` made absolute-clean: ``.``/``..`` folded, duplicate and leading ``//`` removed.
+
+    ``path`` must be absolute. Purely lexical: symlinks are not consulted.
+    """
+    out = posixpath.normpath(path)
+    if out.startswith("//"):
+        out = "/" + out.lstrip("/")
+    return out
+
+
+def _rel(path: str, base: str) -> str | None:
+    """``path`` relative to ``base`` (both normalized absolute), ``""`` for the base itself."""
+    if base == "/":
+        return path[1:]
+    if path == base:
+        return ""
+    if path.startswith(base) and path[len(base)] == "/":
+        return path[len(base) + 1 :]
+    return None
+
+
+def _compile(pattern: str, spec: str) -> re.Pattern[str]:
+    try:
+        compiled = GitIgnoreSpecPattern(pattern)
+    except Exception as exc:  # pathspec raises its own error types for invalid patterns
+        raise RuleSyntaxError(f"path pattern {spec!r} is not a valid gitignore pattern: {exc}") from None
+    if compiled.regex is None or not compiled.include:
+        raise RuleSyntaxError(
+            f"path pattern {spec!r} can match nothing (check for an unclosed '[' or an empty class)"
+        )
+    regex = compiled.regex
+    assert isinstance(regex, re.Pattern)
+    return regex
+
+
+@attrs.frozen
+class Bases:
+    """The directories patterns are anchored to, as written and with symlinks resolved.
+
+    Attributes:
+        workspace: the workspace root, normalized, and its resolved spelling.
+        home: the home directory, normalized, and its resolved spelling.
+    """
+
+    workspace: tuple[str, ...]
+    home: tuple[str, ...]
+
+    @classmethod
+    def for_root(cls, workspace_root: str, home: str) -> Bases:
+        """Bases for an absolute workspace root and home directory."""
+        return cls(_both(workspace_root), _both(home))
+
+
+def _both(path: str) -> tuple[str, ...]:
+    lit = normalize(os.path.abspath(path))
+    real = os.path.realpath(lit)
+    return (lit,) if real == lit else (lit, real)
+
+
+@attrs.frozen
+class PathPattern:
+    """A compiled path specifier (see the module docs).
+
+    Attributes:
+        text: the specifier as written.
+        base: which base it is anchored to.
+        ups: leading ``..`` steps above the base (``../shared/**``: 1).
+        pattern: the gitignore pattern relative to the base.
+        segments: the pattern's segments (``**`` first when unanchored), for pruning walks.
+        dir_only: the pattern ends with ``/`` (matches directories and what is inside).
+    """
+
+    text: str
+    base: BaseKind
+    ups: int
+    pattern: str
+    segments: tuple[str, ...]
+    dir_only: bool
+    _regex: re.Pattern[str] = attrs.field(repr=False, eq=False)
+    _cover_regex: re.Pattern[str] | None = attrs.field(repr=False, eq=False)
+    _cover_all: bool = attrs.field(repr=False)
+    _segment_regexes: tuple[re.Pattern[str] | None, ...] = attrs.field(repr=False, eq=False)
+
+    def base_dirs(self, bases: Bases) -> tuple[str, ...]:
+        """The absolute base directories (as written, resolved) for these ``bases``."""
+        if self.base == "root":
+            return ("/",)
+        dirs = bases.workspace if self.base == "workspace" else bases.home
+        if self.ups:
+            dirs = tuple(dict.fromkeys(_up(d, self.ups) for d in dirs))
+        return dirs
+
+    def matches(self, path: str, is_dir: bool, bases: Bases) -> bool:
+        """True when the normalized absolute ``path`` (a directory when ``is_dir``) matches.
+
+        Gitignore semantics: a path inside a matched directory matches too.
+        """
+        for base in self.base_dirs(bases):
+            rel = _rel(path, base)
+            if rel and self._regex.match(rel + "/" if is_dir else rel):
+                return True
+        return False
+
+    def covers(self, directory: str, bases: Bases) -> bool:
+        """True when every path inside ``directory`` (normalized absolute) matches."""
+        for base in self.base_dirs(bases):
+            rel = _rel(directory, base)
+            if rel is None:
+                continue
+            if self._cover_all:
+                return True
+            if not rel:
+                continue
+            probe = rel + "/"
+            if self._regex.match(probe) or (self._cover_regex is not None and self._cover_regex.match(probe)):
+                return True
+        return False
+
+    def may_reach(self, directory: str, bases: Bases) -> bool:
+        """True when something inside ``directory`` could match, judged from names alone.
+
+        Used to prune walks: ``False`` means no path below ``directory`` can ever match.
+        """
+        for base in self.base_dirs(bases):
+            rel = _rel(directory, base)
+            if rel is None:
+                if _rel(base, directory) is not None:
+                    return True  # the base lies inside the directory
+                continue
+            parts = tuple(p for p in rel.split("/") if p)
+            if self._feasible(0, parts, 0):
+                return True
+        return False
+
+    def _feasible(self, i: int, parts: tuple[str, ...], j: int) -> bool:
+        segs = self.segments
+        while True:
+            if j == len(parts) or i == len(segs):
+                return True
+            if segs[i] == "**":
+                if self._feasible(i + 1, parts, j):
+                    return True
+                j += 1
+                continue
+            regex = self._segment_regexes[i]
+            if regex is None or not regex.match(parts[j]):
+                return False
+            i += 1
+            j += 1
+
+
+def _up(path: str, steps: int) -> str:
+    for _ in range(steps):
+        path = posixpath.dirname(path)
+    return path
+
+
+_EMPTY_HINT: Final = "use `./**`, `~/**` or `//**` to match everything under a base"
+
+
+def compile_path_pattern(spec: str) -> PathPattern:
+    """Compile a path specifier.
+
+    Args:
+        spec: the text between the rule's parentheses. ``~/`` patterns stay relative to
+            the home base given at match time; ``~user/`` patterns are expanded now.
+
+    Raises:
+        RuleSyntaxError: the pattern is ambiguous, malformed or can match nothing; the
+            message says why and how to write it.
+    """
+    text = spec.strip()
+    if not text:
+        raise RuleSyntaxError("empty path pattern")
+    if "\x00" in text:
+        raise RuleSyntaxError(f"path pattern {spec!r} contains a NUL character")
+    if text.startswith("!"):
+        raise RuleSyntaxError(
+            f"path pattern {spec!r}: negation is not supported; put the exception in a stronger "
+            "list instead (deny beats ask beats allow)"
+        )
+    base: BaseKind = "workspace"
+    ups = 0
+    anchored = True
+    if text.startswith("//"):
+        base, rest = "root", text.lstrip("/")
+    elif text == "~" or text.startswith("~/"):
+        base, rest = "home", text[2:]
+    elif text.startswith("~"):
+        user, _, rest = text.partition("/")
+        expanded = os.path.expanduser(user)
+        if expanded == user:
+            raise RuleSyntaxError(f"path pattern {spec!r}: unknown user in {user!r}")
+        if not rest.strip("/"):
+            raise RuleSyntaxError(f"path pattern {spec!r} names no file and can match nothing; {_EMPTY_HINT}")
+        base, rest = "root", expanded.lstrip("/") + "/" + rest
+    elif text.startswith("/"):
+        raise RuleSyntaxError(
+            f"path pattern {spec!r} is ambiguous: write `/{text}` for an absolute path or "
+            f"`.{text}` for a path under the workspace root"
+        )
+    elif text in (".", "./") or text.startswith("./") or text == ".." or text.startswith("../"):
+        rest = text
+    else:
+        rest = text
+        anchored = "/" in text.rstrip("/")
+    dir_only = rest.endswith("/")
+    segments: list[str] = []
+    for seg in rest.split("/"):
+        if seg in ("", "."):
+            continue
+        if seg == "..":
+            if segments and segments[-1] != "**" and not _MAGIC.search(segments[-1]):
+                segments.pop()
+            elif segments:
+                raise RuleSyntaxError(f"path pattern {spec!r}: `..` after a wildcard is ambiguous")
+            elif base == "root":
+                continue
+            else:
+                ups += 1
+            continue
+        segments.append(seg)
+    if not segments:
+        raise RuleSyntaxError(f"path pattern {spec!r} names no file and can match nothing; {_EMPTY_HINT}")
+    body = "/".join(segments)
+    pattern = ("/" if anchored else "") + body + ("/" if dir_only else "")
+    regex = _compile(pattern, spec)
+    feasibility = tuple(segments) if anchored else ("**", *segments)
+    seg_regexes = tuple(None if s == "**" else _compile("/" + s, spec) for s in feasibility)
+    tail = list(segments)
+    stripped = False
+    while tail and tail[-1] in ("*", "**"):
+        tail.pop()
+        stripped = True
+    cover_all = stripped and not tail
+    cover_regex = None
+    if stripped and tail:
+        cover_regex = _compile("/" + "/".join(tail), spec)
+    return PathPattern(
+        text=spec,
+        base=base,
+        ups=ups,
+        pattern=pattern,
+        segments=feasibility,
+        dir_only=dir_only,
+        regex=regex,
+        cover_regex=cover_regex,
+        cover_all=cover_all,
+        segment_regexes=seg_regexes,
+    )
+
+
+@attrs.frozen
+class Spelling:
+    """One way of writing a path a call touches.
+
+    Attributes:
+        path: normalized absolute path.
+        is_dir: the path is an existing directory (symlinks followed).
+        resolved: this is the symlink-resolved spelling.
+    """
+
+    path: str
+    is_dir: bool
+    resolved: bool
+
+
+def spellings(raw: str, cwd: str, home: str) -> tuple[Spelling, ...]:
+    """Every spelling of the path ``raw`` as a tool running in ``cwd`` would see it.
+
+    ``~`` and ``~/x`` are expanded to ``home``; the literal ``cwd/~/x`` is kept as well when
+    an entry named ``~`` exists there. Relative paths join ``cwd``.
+    """
+    candidates: list[str] = []
+    if raw == "~" or raw.startswith("~/"):
+        candidates.append(home + raw[1:])
+        if os.path.lexists(os.path.join(cwd, "~")):
+            candidates.append(os.path.join(cwd, raw))
+    elif raw.startswith("~"):
+        expanded = os.path.expanduser(raw)
+        candidates.append(expanded if expanded != raw else os.path.join(cwd, raw))
+    else:
+        candidates.append(os.path.join(cwd, raw) if raw else cwd)
+    seen: dict[str, Spelling] = {}
+    for cand in candidates:
+        lit = normalize(cand)
+        real = os.path.realpath(cand)
+        for path, resolved in ((lit, False), (real, True)):
+            if path not in seen:
+                seen[path] = Spelling(path, os.path.isdir(path), resolved)
+    return tuple(seen.values())
+
+
+@attrs.frozen
+class ProbeResult:
+    """What a walk below a search root found.
+
+    Attributes:
+        found: ``(pattern index, path)`` for every pattern with a matching entry (first hit).
+        truncated: the walk stopped at its entry limit before finishing.
+    """
+
+    found: dict[int, str]
+    truncated: bool
+
+
+def probe_tree(
+    roots: Sequence[str], patterns: Sequence[PathPattern], bases: Bases, *, limit: int,
+    stop_at: Iterable[int] = (),
+) -> ProbeResult:
+    """Walk below the directories ``roots`` looking for entries matched by ``patterns``.
+
+    Every entry is matched under its spelling inside the walk; a symlink also under its
+    resolved spelling, against every pattern (a link can point anywhere), and symlinked
+    directories are walked too (cycles are cut by the resolved path). Regular entries are
+    only matched against patterns that can reach their directory. Base directories lying
+    below a root are walked first, so denials there are found early.
+
+    Args:
+        roots: normalized absolute directories (the search roots' spellings).
+        patterns: the deny and ask patterns to look for.
+        bases: the anchoring bases.
+        limit: the most directory entries to look at; past it the result is ``truncated``.
+        stop_at: pattern indexes whose first hit ends the walk (the denials).
+
+    Returns:
+        A :class:`ProbeResult`.
+    """
+    found: dict[int, str] = {}
+    stops = set(stop_at)
+    starts: list[tuple[str, str]] = [(root, os.path.realpath(root)) for root in roots]
+    for root in roots:
+        for pat in patterns:
+            for base in pat.base_dirs(bases):
+                if base != root and _rel(base, root) is not None and os.path.isdir(base):
+                    starts.append((base, os.path.realpath(base)))
+    stack = list(dict.fromkeys(starts))
+    visited: set[str] = set()
+    seen_entries = 0
+    every = range(len(patterns))
+    while stack:
+        lit_dir, real_dir = stack.pop()
+        if real_dir in visited:
+            continue
+        visited.add(real_dir)
+        live = [i for i in every if i not in found and
+                (patterns[i].may_reach(lit_dir, bases) or patterns[i].may_reach(real_dir, bases))]
+        try:
+            entries = sorted(os.scandir(lit_dir), key=lambda e: e.name)
+        except OSError:
+            continue
+        for entry in entries:
+            seen_entries += 1
+            if seen_entries > limit:
+                return ProbeResult(found, True)
+            lit = lit_dir.rstrip("/") + "/" + entry.name
+            try:
+                is_link = entry.is_symlink()
+                is_dir = entry.is_dir()
+            except OSError:
+                continue
+            real = os.path.realpath(lit) if is_link else real_dir.rstrip("/") + "/" + entry.name
+            for i in (every if is_link else live):
+                if i in found:
+                    continue
+                pat = patterns[i]
+                if pat.matches(lit, is_dir, bases) or (real != lit and pat.matches(real, is_dir, bases)):
+                    found[i] = lit if real == lit else f"{lit} -> {real}"
+                    if i in stops:
+                        return ProbeResult(found, False)
+            if is_dir:
+                stack.append((lit, real))
+    return ProbeResult(found, False)
