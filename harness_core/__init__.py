@@ -9,6 +9,7 @@ from .adapter import (
     AdapterFactory,
     AdapterSession,
     AdapterTurn,
+    AwaitingAnswers,
     BuiltinApprovalRequest,
     BuiltinFilter,
     BuiltinFilterMode,
@@ -18,6 +19,7 @@ from .adapter import (
     StartRequest,
     TurnEnd,
 )
+from .agent import HarnessAgent, PrepareCallOptions, ToolExecutionEnd
 from .approval import (
     ApprovalContext,
     ApprovalDecision,
@@ -43,11 +45,15 @@ from .output import MAX_OUTPUT_CHARS, ToolOutput, normalize_output
 from .plugins import (
     HarnessPluginManager,
     HookFacade,
+    PluginLoadWarning,
     PluginRecord,
     create_plugin_manager,
     get_plugin_manager,
 )
-from .sandbox import CommandResult, Sandbox, SandboxView
+from .result import GenerateResult, StepResult, StreamResult
+from .sandbox import CommandResult, LocalSandbox, Sandbox, SandboxView
+from .session import HarnessSession
+from .state import STATE_VERSION
 from .tools import (
     BuiltinTool,
     HarnessTool,
@@ -57,16 +63,20 @@ from .tools import (
     ToolResources,
     define_harness_tool,
 )
+from .turn import ApprovalResponse, ToolResultContinuation, TurnState
 
 __all__ = [
     "MAX_OUTPUT_CHARS",
+    "STATE_VERSION",
     "Adapter",
     "AdapterFactory",
     "AdapterSession",
     "AdapterTurn",
     "ApprovalContext",
     "ApprovalDecision",
+    "ApprovalResponse",
     "ApprovalStatus",
+    "AwaitingAnswers",
     "BuiltinApprovalRequest",
     "BuiltinFilter",
     "BuiltinFilterMode",
@@ -74,32 +84,43 @@ __all__ = [
     "CommandResult",
     "ExecutionContext",
     "FilterRequest",
+    "GenerateResult",
+    "HarnessAgent",
     "HarnessCapabilityUnsupportedError",
     "HarnessConfigurationError",
     "HarnessError",
     "HarnessPluginManager",
+    "HarnessSession",
     "HarnessTool",
     "HookFacade",
     "HostToolCall",
     "HostToolSpec",
+    "LocalSandbox",
     "PermissionMode",
     "PluginLoadError",
+    "PluginLoadWarning",
     "PluginRecord",
+    "PrepareCallOptions",
     "ProjectionContext",
     "PromptRequest",
     "Sandbox",
     "SandboxView",
     "StartRequest",
+    "StepResult",
+    "StreamResult",
     "ToolCall",
     "ToolContext",
     "ToolDefinitionError",
+    "ToolExecutionEnd",
     "ToolExecutionError",
     "ToolInputError",
     "ToolKind",
     "ToolNameConflictError",
     "ToolOutput",
     "ToolResources",
+    "ToolResultContinuation",
     "TurnEnd",
+    "TurnState",
     "TurnStateError",
     "create_plugin_manager",
     "define_harness_tool",

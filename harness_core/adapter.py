@@ -18,8 +18,17 @@ The event stream of a turn carries three kinds of items:
 2. **stream parts** (:class:`~harness_core.parts.Part`): passed through unchanged;
 3. **control events**, defined here, which the agent handles itself:
    :class:`BuiltinApprovalRequest` (the runtime waits for ``submit_approval``),
-   :class:`HostToolCall` (the runtime waits for ``submit_tool_result``) and
-   :class:`TurnEnd` (the last event of a turn).
+   :class:`HostToolCall` (the runtime waits for ``submit_tool_result``),
+   :class:`AwaitingAnswers` (the runtime can make no progress until the host answers
+   some of the requests it has sent) and :class:`TurnEnd` (the last event of a turn).
+
+When a request needs a person (a ``tool-approval-request``) or a client-side tool result,
+the agent ends the current result slice. It cannot tell on its own whether the runtime
+will send more requests first (parallel tool calls), so it keeps reading events until the
+adapter emits :class:`AwaitingAnswers`: **an adapter must emit it whenever the runtime is
+blocked waiting for answers**, otherwise a paused turn never returns to the application.
+The agent never cancels a pending ``events()`` read at a pause; the iterator is read
+again, from where it stopped, when the turn continues.
 
 A capability the runtime lacks raises :class:`~harness_core.errors.HarnessCapabilityUnsupportedError`
 from the method that needs it.
@@ -28,7 +37,7 @@ from the method that needs it.
 from __future__ import annotations
 
 import enum
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from typing import Any, Protocol, TypeAlias, runtime_checkable
 
 import attrs
@@ -45,6 +54,7 @@ __all__ = [
     "AdapterFactory",
     "AdapterSession",
     "AdapterTurn",
+    "AwaitingAnswers",
     "BuiltinApprovalRequest",
     "BuiltinFilter",
     "BuiltinFilterMode",
@@ -66,6 +76,10 @@ class BuiltinFilterMode(enum.StrEnum):
     INACTIVE = "inactive"
 
 
+def _names(value: Iterable[str]) -> frozenset[str]:
+    return frozenset(value)
+
+
 @attrs.frozen
 class BuiltinFilter:
     """Which built-ins the runtime may call, by harness-facing name.
@@ -77,7 +91,7 @@ class BuiltinFilter:
     """
 
     mode: BuiltinFilterMode
-    names: frozenset[str] = attrs.field(converter=frozenset)
+    names: frozenset[str] = attrs.field(converter=_names)
 
     def allows(self, name: str) -> bool:
         """True when the built-in ``name`` may be called."""
@@ -167,6 +181,19 @@ class HostToolCall:
     call: ToolCall
 
 
+@attrs.frozen
+class AwaitingAnswers:
+    """Control event: the runtime now waits for answers to requests it has already sent.
+
+    Emit it after the :class:`BuiltinApprovalRequest` and :class:`HostToolCall` events of a
+    step, once the runtime cannot progress without at least one answer. The agent uses it
+    to end a paused result slice (see the module docs); when nothing it sent is waiting
+    for a person, the agent ignores it, so emitting it after every batch of requests is
+    always correct. Emitting it while the runtime could still send more requests only
+    means those requests appear in the next result slice.
+    """
+
+
 @attrs.frozen(kw_only=True)
 class TurnEnd:
     """Control event: the turn is over; the last event of :meth:`AdapterTurn.events`.
@@ -180,7 +207,7 @@ class TurnEnd:
     """
 
     finish_reason: FinishReason = "stop"
-    usage: Usage = Usage()
+    usage: Usage = attrs.field(factory=Usage)
     error: str | None = None
     error_type: str | None = None
 

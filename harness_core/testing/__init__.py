@@ -33,9 +33,31 @@ from ._runtimes import (
 from ._script import ModelTurn, Responder, Script, ToolCallSpec, Usage
 from ._server import ScriptedModelServer, ScriptLike, coerce_script
 from ._tools import COMMON_TOOL_NAMES, adapt_arguments, is_common_tool_name, resolve_tool_name
+from .adapter import (
+    CallBuiltin,
+    CallHost,
+    ChangeFile,
+    Compact,
+    Crash,
+    EchoResults,
+    Fail,
+    Say,
+    ScriptedAdapter,
+    ScriptedResult,
+    Sleep,
+    StepContext,
+    Think,
+)
 
 __all__ = [
     "COMMON_TOOL_NAMES",
+    "CallBuiltin",
+    "CallHost",
+    "ChangeFile",
+    "Compact",
+    "Crash",
+    "EchoResults",
+    "Fail",
     "Fault",
     "IsolatedHome",
     "KNOWN_RUNTIMES",
@@ -47,10 +69,16 @@ __all__ = [
     "RequestKind",
     "Responder",
     "SECRET_HEADERS",
+    "Say",
     "Script",
     "ScriptError",
     "ScriptLike",
+    "ScriptedAdapter",
     "ScriptedModelServer",
+    "ScriptedResult",
+    "Sleep",
+    "StepContext",
+    "Think",
     "ToolCallSpec",
     "ToolCallView",
     "ToolNotOfferedError",

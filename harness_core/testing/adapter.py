@@ -135,12 +135,14 @@ class CallBuiltin:
         input: the native input (``{"command": ...}``, ``{"file_path": ..., "content": ...}``).
         id: the call id (default ``call-<turn>-<step>-<n>``).
         output: a fixed result text instead of running the tool for real.
+        provider_metadata: metadata the runtime attaches to the call.
     """
 
     tool: str
     input: Mapping[str, Any] = attrs.field(factory=dict)
     id: str | None = None
     output: str | None = None
+    provider_metadata: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict)
 
 
 @attrs.frozen
@@ -150,6 +152,7 @@ class CallHost:
     tool: str
     input: Mapping[str, Any] | str = attrs.field(factory=dict)
     id: str | None = None
+    provider_metadata: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict)
 
 
 @attrs.frozen
@@ -262,6 +265,7 @@ class NativeToolUse:
     call_id: str
     name: str
     input: Mapping[str, Any]
+    provider_metadata: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict)
 
 
 @attrs.frozen
@@ -361,6 +365,7 @@ class ScriptedAdapter:
         supports_builtin_filtering: the runtime can be told not to offer built-ins.
         supports_suspend: ``suspend_turn`` / ``resume_turn`` work (else they raise
             :class:`~harness_core.errors.HarnessCapabilityUnsupportedError`).
+        supports_compaction: ``compact()`` works (else it raises likewise).
         builtins: the declared built-ins (default :func:`default_builtins`).
         workspace: where built-ins run when the session has no sandbox.
         host_tool_prefix: the runtime's prefix for host tool names (e.g. ``mcp__host__``);
@@ -376,6 +381,7 @@ class ScriptedAdapter:
         supports_builtin_approvals: bool = True,
         supports_builtin_filtering: bool = False,
         supports_suspend: bool = True,
+        supports_compaction: bool = True,
         builtins: Sequence[BuiltinTool] | None = None,
         workspace: str | os.PathLike[str] | None = None,
         host_tool_prefix: str | None = None,
@@ -386,6 +392,7 @@ class ScriptedAdapter:
         self.supports_builtin_approvals = supports_builtin_approvals
         self.supports_builtin_filtering = supports_builtin_filtering
         self.supports_suspend = supports_suspend
+        self.supports_compaction = supports_compaction
         self.declared_builtins: list[BuiltinTool] = list(builtins) if builtins is not None else default_builtins()
         self.workspace = Path(workspace) if workspace is not None else None
         self.host_tool_prefix = host_tool_prefix
@@ -479,7 +486,7 @@ def project_scripted_event(event: object, context: ProjectionContext) -> Sequenc
             return [ToolCallPart(
                 tool_call_id=event.call_id, tool_name=name, input=dict(event.input), provider_executed=True,
                 dynamic=None if builtin is not None else True,
-                provider_metadata=with_native_tool_name(None, context.harness_id, name, event.name),
+                provider_metadata=with_native_tool_name(event.provider_metadata, context.harness_id, name, event.name),
             )]
         if event.is_error:
             return [ToolErrorPart(tool_call_id=event.call_id, tool_name=name, error=event.content,
@@ -567,6 +574,8 @@ class ScriptedSession:
     async def compact(self) -> ScriptedTurn:
         """A turn that only compacts."""
         self._check()
+        if not self.adapter.supports_compaction:
+            raise HarnessCapabilityUnsupportedError(self.adapter.harness_id, "compaction")
         self.compactions += 1
         turn = ScriptedTurn(self, turn_index=-1, prompt="", host_tools=(), compaction=True)
         return turn
@@ -771,7 +780,8 @@ class ScriptedTurn:
             call = _Call(kind="builtin", id=call_id, tool=name, native=native, input=dict(action.input),
                          fixed_output=action.output)
             self.calls.append(call)
-            yield NativeToolUse(call_id=call_id, name=native, input=dict(action.input))
+            metadata = {k: dict(v) for k, v in action.provider_metadata.items()}
+            yield NativeToolUse(call_id=call_id, name=native, input=dict(action.input), provider_metadata=metadata)
             flt = request.builtin_filter
             if flt is not None and not flt.allows(name):
                 call.state = "refused"
@@ -781,7 +791,7 @@ class ScriptedTurn:
                 call.approval_id = f"approval-{call_id}"
                 yield BuiltinApprovalRequest(call.approval_id, ToolCall(
                     tool_call_id=call_id, tool_name=name, input=dict(action.input), provider_executed=True,
-                    native_tool_name=native, dynamic=builtin is None,
+                    native_tool_name=native, dynamic=builtin is None, provider_metadata=metadata,
                 ))
         elif isinstance(action, CallHost):
             host_native = f"{self.adapter.host_tool_prefix}{action.tool}" if self.adapter.host_tool_prefix else None
@@ -789,7 +799,8 @@ class ScriptedTurn:
                          input=action.input if isinstance(action.input, str) else dict(action.input), state="waiting")
             self.calls.append(call)
             yield HostToolCall(ToolCall(tool_call_id=call_id, tool_name=action.tool, input=call.input,
-                                        native_tool_name=host_native))
+                                        native_tool_name=host_native,
+                                        provider_metadata={k: dict(v) for k, v in action.provider_metadata.items()}))
         else:  # pragma: no cover - guarded by the Action type
             raise TypeError(f"scripted adapter: unknown action {action!r}")
 
@@ -837,8 +848,9 @@ class ScriptedTurn:
         return f"{call.native} done", False
 
     async def _bash(self, command: str, workspace: Path) -> tuple[str, bool]:
-        process = await anyio.open_process(["bash", "-c", command], cwd=workspace, stdout=subprocess.PIPE,
-                                           stderr=subprocess.STDOUT, start_new_session=True)
+        with anyio.CancelScope(shield=True):  # a cancelled spawn must not leave an untracked process
+            process = await anyio.open_process(["bash", "-c", command], cwd=workspace, stdout=subprocess.PIPE,
+                                               stderr=subprocess.STDOUT, start_new_session=True)
         self._pids.add(process.pid)
         self.adapter.live_processes.add(process.pid)
         chunks: list[bytes] = []
@@ -852,11 +864,11 @@ class ScriptedTurn:
             _kill_group(process.pid)
             return f"command timed out after {self.adapter.bash_timeout} s", True
         finally:
-            if process.returncode is None:
-                _kill_group(process.pid)
-                with anyio.CancelScope(shield=True):
+            with anyio.CancelScope(shield=True):
+                if process.returncode is None:
+                    _kill_group(process.pid)
                     await process.wait()
-            await process.aclose()
+                await process.aclose()
             self._pids.discard(process.pid)
             self.adapter.live_processes.discard(process.pid)
         output = truncate_text(b"".join(chunks).decode("utf-8", errors="replace"))
