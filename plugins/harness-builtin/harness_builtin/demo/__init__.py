@@ -1,0 +1,1 @@
+"""``harness demo``: the main job, offline."""
