@@ -1,1 +1,62 @@
-"""harness_claude_code plugin for harness-core."""
+"""harness-claude-code: the Claude Code adapter for harness-core.
+
+Drives the real Claude Code runtime through Anthropic's ``claude-agent-sdk`` (whose wheel
+bundles the CLI). Use it by harness id (``HarnessAgent(harness="claude-code")``) or build a
+configured adapter with :func:`claude_code`::
+
+    from harness_claude_code import claude_code
+
+    adapter = claude_code(model="claude-sonnet-4-5", mcp_servers={...})
+
+``claude-agent-sdk`` is imported only when an adapter is built or used, never when the
+plugin is discovered. See ``docs/claude-code.md``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ._builtins import BUILTINS, BY_NAME, BY_NATIVE, builtin_for_native
+from ._events import ClaudeCodeEvent, TurnView
+from ._settings import HOST_SERVER, ClaudeCodeSettings
+
+if TYPE_CHECKING:
+    from ._adapter import ClaudeCodeAdapter, claude_code, find_cli
+    from ._session import ClaudeCodeSession
+    from ._turn import ClaudeCodeTurn
+
+__all__ = [
+    "BUILTINS",
+    "BY_NAME",
+    "BY_NATIVE",
+    "HARNESS_ID",
+    "HOST_SERVER",
+    "ClaudeCodeAdapter",
+    "ClaudeCodeEvent",
+    "ClaudeCodeSession",
+    "ClaudeCodeSettings",
+    "ClaudeCodeTurn",
+    "TurnView",
+    "builtin_for_native",
+    "claude_code",
+    "find_cli",
+]
+
+HARNESS_ID = "claude-code"
+
+_LAZY = {
+    "ClaudeCodeAdapter": "._adapter",
+    "claude_code": "._adapter",
+    "find_cli": "._adapter",
+    "ClaudeCodeSession": "._session",
+    "ClaudeCodeTurn": "._turn",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'harness_claude_code' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module, __name__), name)

@@ -1,0 +1,111 @@
+"""The native events a Claude Code turn yields, before projection into stream parts.
+
+A turn wraps every ``claude-agent-sdk`` message in a :class:`ClaudeCodeEvent` together
+with a read-only :class:`TurnView` of what the host already knows about the turn (which
+calls it denied, which host tool calls it already handles), so that the projection
+(``harness_project_event``) is a pure function of the event and its per-turn state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+import attrs
+
+from ._settings import HOST_SERVER
+
+__all__ = ["ClaudeCodeEvent", "TurnView"]
+
+
+@attrs.define
+class TurnView:
+    """What the turn knows that the SDK messages do not say.
+
+    Attributes:
+        host_server: the MCP server name carrying host tools (``mcp__<host_server>__x``).
+        denied: ``{tool_use_id: reason}`` for built-in calls the host denied.
+        host_calls: ``{tool_use_id: host tool name}`` for host calls surfaced as
+            :class:`~harness_core.HostToolCall` (the agent reports those itself).
+        aliases: ``{runtime call id: original call id}`` for calls a continued turn
+            re-ran under a new id (see ``docs/claude-code.md``).
+        replayed: runtime call ids of calls the host already saw before a continuation
+            (their ``tool-call`` part is not repeated).
+        replaying: a continued turn is re-running its interrupted model request, so tool
+            input streaming is not reported (the call may be a repeat).
+    """
+
+    host_server: str = HOST_SERVER
+    denied: dict[str, str] = attrs.field(factory=dict)
+    host_calls: dict[str, str] = attrs.field(factory=dict)
+    aliases: dict[str, str] = attrs.field(factory=dict)
+    replayed: set[str] = attrs.field(factory=set)
+    replaying: bool = False
+
+    @property
+    def host_prefix(self) -> str:
+        """``mcp__<host_server>__``: the prefix of host tool names as Claude Code sees them."""
+        return f"mcp__{self.host_server}__"
+
+    def original_id(self, tool_use_id: str) -> str:
+        """The call id the host knows for a runtime call id."""
+        return self.aliases.get(tool_use_id, tool_use_id)
+
+    def readonly(self) -> ReadOnlyTurnView:
+        """A view whose mappings cannot be changed by the projection."""
+        return ReadOnlyTurnView(self)
+
+
+class ReadOnlyTurnView:
+    """A read-only window on a :class:`TurnView` (live: later changes show through)."""
+
+    def __init__(self, view: TurnView) -> None:
+        self._view = view
+
+    @property
+    def host_server(self) -> str:
+        """See :attr:`TurnView.host_server`."""
+        return self._view.host_server
+
+    @property
+    def host_prefix(self) -> str:
+        """See :attr:`TurnView.host_prefix`."""
+        return self._view.host_prefix
+
+    @property
+    def denied(self) -> Mapping[str, str]:
+        """See :attr:`TurnView.denied`."""
+        return MappingProxyType(self._view.denied)
+
+    @property
+    def host_calls(self) -> Mapping[str, str]:
+        """See :attr:`TurnView.host_calls`."""
+        return MappingProxyType(self._view.host_calls)
+
+    @property
+    def replayed(self) -> frozenset[str]:
+        """See :attr:`TurnView.replayed`."""
+        return frozenset(self._view.replayed)
+
+    @property
+    def replaying(self) -> bool:
+        """See :attr:`TurnView.replaying`."""
+        return self._view.replaying
+
+    def original_id(self, tool_use_id: str) -> str:
+        """See :meth:`TurnView.original_id`."""
+        return self._view.original_id(tool_use_id)
+
+
+@attrs.frozen
+class ClaudeCodeEvent:
+    """One ``claude-agent-sdk`` message of a Claude Code turn.
+
+    Attributes:
+        message: the SDK message (``SystemMessage``, ``StreamEvent``, ``AssistantMessage``,
+            ``UserMessage``, ``ResultMessage``...).
+        view: the turn's bookkeeping, read-only; ``None`` outside a turn (tests).
+    """
+
+    message: object
+    view: ReadOnlyTurnView | None = None
