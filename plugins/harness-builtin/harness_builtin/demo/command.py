@@ -47,6 +47,16 @@ def _run_command(ctx: click.Context) -> click.Command:
     return command
 
 
+def _runtime_home_options(harness: str, workspace: Path) -> tuple[str, ...]:
+    """Keep a runtime's home and config out of the user's own: a scripted demo must not
+    write transcripts or settings into ``~/.claude``."""
+    if harness != "claude-code":
+        return ()
+    home = workspace.parent / "runtime-home"
+    (home / ".claude").mkdir(parents=True, exist_ok=True)
+    return (f"home={home}", f"config_dir={home / '.claude'}")
+
+
 @click.command("demo")
 @click.option("--harness", "harness", default="builtin", show_default=True,
               help="Run the scenario through this harness (e.g. claude-code once installed).")
@@ -90,7 +100,7 @@ def demo(ctx: click.Context, harness: str, yes: bool, parent: Path | None, as_js
             "permission_mode": "allow-edits",
             "approve": approve,
             "as_json": as_json,
-            "options": ("api_key=harness-demo",),
+            "options": ("api_key=harness-demo", *_runtime_home_options(harness, workspace.path)),
         }
         code = 0
         try:
