@@ -30,6 +30,12 @@ from ._runtimes import (
     missing_runtime_reason,
     skip_unless_runtime,
 )
+from ._scenario_script import (
+    ScenarioFailure,
+    find_prompt_position,
+    received_tool_results,
+    scenario_script,
+)
 from ._script import ModelTurn, Responder, Script, ToolCallSpec, Usage
 from ._server import ScriptedModelServer, ScriptLike, coerce_script
 from ._tools import COMMON_TOOL_NAMES, adapt_arguments, is_common_tool_name, resolve_tool_name
@@ -70,6 +76,7 @@ __all__ = [
     "Responder",
     "SECRET_HEADERS",
     "Say",
+    "ScenarioFailure",
     "Script",
     "ScriptError",
     "ScriptLike",
@@ -89,11 +96,14 @@ __all__ = [
     "adapt_arguments",
     "choose_turn",
     "coerce_script",
+    "find_prompt_position",
     "is_common_tool_name",
     "load_script",
     "make_isolated_home",
     "missing_runtime_reason",
     "parse_script_text",
+    "received_tool_results",
     "resolve_tool_name",
+    "scenario_script",
     "skip_unless_runtime",
 ]

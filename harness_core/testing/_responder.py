@@ -60,11 +60,21 @@ def choose_turn(script: Script, request: ModelRequest) -> tuple[ModelTurn, TurnS
     return ModelTurn(script.final_text), "final"
 
 
-def _offered(request: ModelRequest, name: str) -> OfferedTool:
+def _offered(request: ModelRequest, name: str) -> OfferedTool | None:
     for tool in request.tools:
         if tool.name == name:
             return tool
-    raise AssertionError(f"resolved tool {name!r} is not in the request")  # pragma: no cover
+    return None
+
+
+def _bind(spec: ToolCallSpec, request: ModelRequest) -> OfferedTool:
+    """The offered tool ``spec`` calls; an ad-hoc function tool for an ``unoffered`` call."""
+    if spec.unoffered:
+        return _offered(request, spec.name) or OfferedTool(name=spec.name)
+    tool = _offered(request, resolve_tool_name(spec.name, request.tool_names))
+    if tool is None:  # pragma: no cover - resolve_tool_name only returns offered names
+        raise AssertionError(f"resolved tool {spec.name!r} is not in the request")
+    return tool
 
 
 def _arguments_text(spec: ToolCallSpec, tool: OfferedTool) -> str:
@@ -75,7 +85,7 @@ def _arguments_text(spec: ToolCallSpec, tool: OfferedTool) -> str:
         if set(arguments) == {"input"} and isinstance(arguments["input"], str):
             return arguments["input"]
         return json_dumps(arguments)
-    if is_common_tool_name(spec.name):
+    if is_common_tool_name(spec.name) and not spec.unoffered:
         arguments = adapt_arguments(arguments, tool.input_schema)
     return json_dumps(arguments)
 
@@ -83,13 +93,13 @@ def _arguments_text(spec: ToolCallSpec, tool: OfferedTool) -> str:
 def build_reply(turn: ModelTurn, request: ModelRequest, body_size: int) -> Reply:
     """Bind ``turn``'s tool calls to the request's offered tools and fill in usage.
 
-    Raises :class:`ToolNotOfferedError` for a call naming no offered tool.
+    Raises :class:`ToolNotOfferedError` for a call naming no offered tool (unless the
+    call is marked ``unoffered``).
     """
     prefix = CODECS[request.format].call_id_prefix
     calls: list[ResolvedCall] = []
     for number, spec in enumerate(turn.tool_calls):
-        flat = resolve_tool_name(spec.name, request.tool_names)
-        tool = _offered(request, flat)
+        tool = _bind(spec, request)
         calls.append(
             ResolvedCall(
                 id=spec.id or f"{prefix}_t{request.turn_index}_{number}",

@@ -45,6 +45,14 @@ class ToolCallSpec(BaseModel):
     arguments of built-in tools (any name in ``COMMON_TOOL_NAMES``) have their
     keys renamed to the offered schema's synonyms (``path`` -> ``file_path``...). ``id`` is the
     call id; by default ``toolu_t<turn>_<n>`` (Anthropic) or ``call_t<turn>_<n>``.
+
+    A call naming no offered tool is a script error (HTTP 500, :class:`ToolNotOfferedError`),
+    unless ``unoffered=True``: then the call is sent as it is, to test how a runtime
+    refuses a call to a tool it did not offer (a filtered-out built-in, say). ``name`` goes on
+    the wire exactly as written (no common-name or case-insensitive resolution) and
+    ``arguments`` unchanged (no synonym renaming). When ``name`` is exactly an offered
+    tool's flat name, the call is shaped for that tool (its wire name, namespace and kind);
+    otherwise it is a plain function call named ``name``.
     """
 
     model_config = _FROZEN
@@ -52,16 +60,19 @@ class ToolCallSpec(BaseModel):
     name: str = Field(min_length=1)
     arguments: dict[str, Any] | str = Field(default_factory=dict)
     id: str | None = Field(default=None, min_length=1)
+    unoffered: bool = False
 
     def __init__(
         self,
         name: str | None = None,
         arguments: Mapping[str, Any] | str | None = None,
         id: str | None = None,
+        *,
+        unoffered: bool | None = None,
         **data: Any,
     ) -> None:
         # pydantic also calls this when validating dicts, so pass on only what was given
-        given = {"name": name, "arguments": arguments, "id": id}
+        given = {"name": name, "arguments": arguments, "id": id, "unoffered": unoffered}
         super().__init__(**{k: v for k, v in given.items() if v is not None}, **data)
 
 

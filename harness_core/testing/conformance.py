@@ -33,17 +33,22 @@ Conventions a scenario relies on:
 * :attr:`ModelResponse.fail`: the model endpoint fails (an HTTP 500 from a scripted
   server, for instance) so the runtime reports an error for that prompt.
 
+:func:`scenario_script` (also exported here) builds that server's script from a scenario,
+with hooks for how your runtime names host tools on the wire.
+
 Example (the scripted in-process adapter runs it in ``tests/agent``)::
 
-    from harness_core.testing.conformance import AdapterConformanceSuite
+    from harness_core.testing import ScenarioFailure, ScriptedModelServer
+    from harness_core.testing.conformance import AdapterConformanceSuite, scenario_script
 
     class TestMyAdapterConformance(AdapterConformanceSuite):
         agent_factory = "my_adapter.testing:conformance_target"
 
         @asynccontextmanager
         async def scenario_environment(self, scenario, workspace):
-            with ScriptedModelServer(script_for(scenario)) as server:
+            with ScriptedModelServer(scenario_script(scenario)) as server:
                 yield {"base_url": server.base_url}
+            assert all(isinstance(e, ScenarioFailure) for e in server.errors), server.errors
 
 A runtime that lacks a capability skips the tests that need it, with the reason, via
 :attr:`AdapterConformanceSuite.unsupported` (``{"test name": "reason"}``); built-in approval
@@ -87,6 +92,12 @@ from ..result import GenerateResult, collect_parts
 from ..session import HarnessSession
 from ..tools import HarnessTool, ToolCall, ToolContext, define_harness_tool
 from ..turn import TurnState
+from ._scenario_script import (
+    ScenarioFailure,
+    find_prompt_position,
+    received_tool_results,
+    scenario_script,
+)
 
 __all__ = [
     "EXECUTIONS_FILE",
@@ -96,15 +107,19 @@ __all__ = [
     "ModelResponse",
     "Scenario",
     "ScenarioCall",
+    "ScenarioFailure",
     "ScenarioPrompt",
     "agent_kwargs_from_spec",
     "builtin",
     "check_stream_shape",
     "conformance_tools",
     "executions",
+    "find_prompt_position",
     "host",
     "load_factory",
+    "received_tool_results",
     "say",
+    "scenario_script",
     "scripted_conformance_target",
 ]
 

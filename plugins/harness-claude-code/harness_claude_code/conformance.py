@@ -11,8 +11,10 @@ model server and the isolated home the test's ``scenario_environment`` describes
     an isolated ``HOME`` and ``CLAUDE_CONFIG_DIR``.
 
 :func:`scenario_script` turns a conformance :class:`~harness_core.testing.conformance.Scenario`
-into a scripted-server responder for Claude Code. The suite calls the factory in the test
-process and again in a fresh process for the cross-process continuation.
+into a scripted-server script for Claude Code (harness-core's
+:func:`~harness_core.testing.scenario_script`, naming host tools as Claude Code offers them).
+The suite calls the factory in the test process and again in a fresh process for the
+cross-process continuation.
 """
 
 from __future__ import annotations
@@ -22,17 +24,14 @@ from pathlib import Path
 from typing import Any
 
 from harness_core import HarnessAgent
-from harness_core.testing import ModelRequest, ModelTurn, Script, ToolCallSpec
-from harness_core.testing.conformance import ConformanceTarget, Scenario
+from harness_core.testing import ScenarioFailure, Script
+from harness_core.testing import scenario_script as core_scenario_script
+from harness_core.testing.conformance import ConformanceTarget, Scenario, ScenarioCall
 
 from ._adapter import claude_code
 from ._settings import HOST_SERVER
 
-__all__ = ["ScenarioFailure", "conformance_target", "scenario_script"]
-
-
-class ScenarioFailure(RuntimeError):
-    """Raised by the responder for a ``fail`` response: the scripted server answers HTTP 500."""
+__all__ = ["ScenarioFailure", "conformance_target", "scenario_script", "wire_tool_name"]
 
 
 def conformance_target(env: Mapping[str, Any], workspace: Path, agent_kwargs: dict[str, Any]) -> ConformanceTarget:
@@ -49,63 +48,24 @@ def conformance_target(env: Mapping[str, Any], workspace: Path, agent_kwargs: di
     return ConformanceTarget(agent=HarnessAgent(harness=adapter, **agent_kwargs))
 
 
-def _prompt_position(scenario: Scenario, request: ModelRequest) -> tuple[int, int] | None:
-    """``(prompt index, response index)`` for a request: which prompt it answers, how far in."""
-    prompts = [p.prompt for p in scenario.prompts]
-    for position in range(len(request.messages) - 1, -1, -1):
-        message = request.messages[position]
-        if message.role != "user":
-            continue
-        for index in range(len(prompts) - 1, -1, -1):
-            if prompts[index] in message.text:
-                answered = sum(1 for m in request.messages[position + 1 :] if m.role == "assistant")
-                return index, answered
-    return None
+def wire_tool_name(call: ScenarioCall) -> str:
+    """The name a scenario call uses on Claude Code's wire.
+
+    Built-ins keep their common name (the scripted server resolves ``bash`` to ``Bash``);
+    host tools are MCP tools of the ``harness`` server: ``mcp__harness__<tool>``.
+    """
+    return call.tool if call.builtin else f"mcp__{HOST_SERVER}__{call.tool}"
 
 
 def scenario_script(scenario: Scenario) -> Script:
     """A :class:`~harness_core.testing.Script` answering ``scenario`` as Claude Code asks it.
 
-    Each request is matched to the latest scenario prompt in its history, and the response
-    is chosen by how many assistant messages follow that prompt, so Claude Code's own extra
-    turns (compaction, a re-run after a crash) do not shift the script. Host tools are called
-    by their MCP names (``mcp__harness__<tool>``). A call to a tool the request did not offer
-    (it was filtered out) is left out, as a model cannot call a tool it was not given.
+    :func:`harness_core.testing.scenario_script` with host tools named by
+    :func:`wire_tool_name`. Each request is matched to the latest scenario prompt in its
+    history (Claude Code wraps prompts in reminders, so containing a prompt counts), and the
+    response is chosen by how many assistant messages follow it, so Claude Code's own extra
+    turns (compaction, a re-run after a crash) do not shift the script. A call to a tool the
+    request did not offer (it was filtered out) is left out, as a model cannot call a tool it
+    was not given. A ``fail`` response raises :class:`ScenarioFailure` (HTTP 500).
     """
-
-    def respond(request: ModelRequest) -> ModelTurn | None:
-        if request.is_side_request:
-            return None
-        position = _prompt_position(scenario, request)
-        if position is None:
-            return None
-        prompt, index = position
-        responses = scenario.prompts[prompt].responses
-        if index >= len(responses):
-            return ModelTurn("Done.")
-        response = responses[index]
-        if response.fail is not None:
-            raise ScenarioFailure(response.fail)
-        text = response.text
-        if response.echo_results:
-            after_assistant: list[str] = []
-            for message in reversed(request.messages):
-                if message.role == "assistant":
-                    break
-                after_assistant[:0] = [r.text for r in message.tool_results]
-            text = " ".join([response.text or "", *after_assistant]).strip()
-        offered = set(request.tool_names)
-        calls = []
-        for call in response.calls:
-            name = call.tool if call.builtin else f"mcp__{HOST_SERVER}__{call.tool}"
-            if call.builtin or name in offered:
-                try:
-                    request.resolve_tool(name)
-                except LookupError:
-                    continue
-                calls.append(ToolCallSpec(name, dict(call.input), id=call.id))
-        if not calls and text is None:
-            text = ""
-        return ModelTurn(text, tool_calls=calls)
-
-    return Script(respond=respond, side_answer="OK.")
+    return core_scenario_script(scenario, tool_name=wire_tool_name)

@@ -22,44 +22,20 @@ from harness_core import (
     PromptRequest,
     StartRequest,
 )
-from harness_core.testing import Fault, ModelRequest, ModelTurn, OfferedTool, Script, ToolCallSpec
-from harness_core.testing import _responder as scripted_responder
+from harness_core.testing import Fault, ModelRequest, ModelTurn, Script, ToolCallSpec
 
 needs_cli = pytest.mark.skipif(CLI_MISSING_REASON is not None, reason=CLI_MISSING_REASON or "")
 
 pytestmark = [pytest.mark.anyio, needs_cli]
 
 
-def _allow_unoffered_calls(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Let the scripted model call a tool the request did not offer (a misbehaving model).
-
-    harness_core.testing refuses such scripts by design; this test needs the call on the
-    wire to show that Claude Code refuses it.
-    """
-    original_resolve = getattr(scripted_responder, "resolve_tool_name")  # noqa: B009 - not re-exported
-    original_offered = scripted_responder._offered
-
-    def resolve(name: str, offered: Any) -> str:
-        names = list(offered)
-        return original_resolve(name, names) if name in names else name
-
-    def offered(request: ModelRequest, name: str) -> OfferedTool:
-        known = [tool for tool in request.tools if tool.name == name]
-        return known[0] if known else OfferedTool(name=name)
-
-    monkeypatch.setattr(scripted_responder, "resolve_tool_name", resolve)
-    monkeypatch.setattr(scripted_responder, "_offered", offered)
-    assert original_offered is not offered
-
-
 async def test_native_filtering_hides_inactive_builtins_and_refuses_calls(
     scripted_model_server: Any, adapter_settings: Any, workspace: Path, driver: Any,
-    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    _allow_unoffered_calls(monkeypatch)
     target = workspace / "forbidden.txt"
+    # Write is filtered out, so not offered: unoffered=True makes the model call it anyway.
     server = scripted_model_server([
-        ModelTurn(tool_calls=[ToolCallSpec("Write", {"file_path": str(target), "content": "x"})]),
+        ModelTurn(tool_calls=[ToolCallSpec("Write", {"file_path": str(target), "content": "x"}, unoffered=True)]),
         "ok",
     ])
     adapter = claude_code(**adapter_settings(server))
