@@ -42,29 +42,29 @@ async def test_a_scripted_model_calls_the_git_tools(
         ]
     )
     tools = {tool.name: tool for tool in GIT_TOOLS}
-    client = openai.AsyncOpenAI(base_url=server.openai_base_url, api_key="test-key", max_retries=0)
-    messages: list[Any] = [{"role": "user", "content": "What is the state of the repository?"}]
-    offered = [as_openai_function(tool) for tool in GIT_TOOLS]
+    async with openai.AsyncOpenAI(base_url=server.openai_base_url, api_key="test-key", max_retries=0) as client:
+        messages: list[Any] = [{"role": "user", "content": "What is the state of the repository?"}]
+        offered = [as_openai_function(tool) for tool in GIT_TOOLS]
 
-    first = await client.chat.completions.create(model="scripted", messages=messages, tools=offered)
-    reply = first.choices[0].message
-    calls = [call for call in reply.tool_calls or () if isinstance(call, ChatCompletionMessageFunctionToolCall)]
-    assert [call.function.name for call in calls] == ["git_status", "git_log"]
-    messages.append(reply.model_dump(exclude_none=True))
-    for tool_call in calls:
-        tool = tools[tool_call.function.name]
-        validated = tool.validate(tool_call.function.arguments)  # JSON text, decoded once
-        context = ExecutionContext(
-            tool=tool, tool_context=ToolContext(tool_call_id=tool_call.id, tool_name=tool.name, sandbox=sandbox)
-        )
-        output = await run_tool(ToolCall(tool_call_id=tool_call.id, tool_name=tool.name, input=validated), context)
-        assert not output.is_error, output.content
-        messages.append({"role": "tool", "tool_call_id": tool_call.id, "content": output.content})
+        first = await client.chat.completions.create(model="scripted", messages=messages, tools=offered)
+        reply = first.choices[0].message
+        calls = [call for call in reply.tool_calls or () if isinstance(call, ChatCompletionMessageFunctionToolCall)]
+        assert [call.function.name for call in calls] == ["git_status", "git_log"]
+        messages.append(reply.model_dump(exclude_none=True))
+        for tool_call in calls:
+            tool = tools[tool_call.function.name]
+            validated = tool.validate(tool_call.function.arguments)  # JSON text, decoded once
+            context = ExecutionContext(
+                tool=tool, tool_context=ToolContext(tool_call_id=tool_call.id, tool_name=tool.name, sandbox=sandbox)
+            )
+            output = await run_tool(ToolCall(tool_call_id=tool_call.id, tool_name=tool.name, input=validated), context)
+            assert not output.is_error, output.content
+            messages.append({"role": "tool", "tool_call_id": tool_call.id, "content": output.content})
 
-    second = await client.chat.completions.create(model="scripted", messages=messages, tools=offered)
-    assert second.choices[0].message.content == "The tree is clean; the last commit describes the project."
-    assert server.offered_tools(0) == ["git_status", "git_diff", "git_log"]
-    last = server.last_tool_result()
-    assert last is not None and "Describe the project" in last and last.count("commit ") == 1
-    sent = server.requests[0].body
-    assert sent["tools"][2]["function"]["parameters"]["properties"]["max_count"]["maximum"] == 100
+        second = await client.chat.completions.create(model="scripted", messages=messages, tools=offered)
+        assert second.choices[0].message.content == "The tree is clean; the last commit describes the project."
+        assert server.offered_tools(0) == ["git_status", "git_diff", "git_log"]
+        last = server.last_tool_result()
+        assert last is not None and "Describe the project" in last and last.count("commit ") == 1
+        sent = server.requests[0].body
+        assert sent["tools"][2]["function"]["parameters"]["properties"]["max_count"]["maximum"] == 100
