@@ -8,6 +8,8 @@ and a host tool, and measures ``RulesPolicy.evaluate`` (what ``harness_approve_c
 for several call mixes:
 
 * bash commands seen for the first time (each parsed by bashlex) and repeated (cached);
+* bash commands through wrappers (``sudo nice ionice``, ``flock``, ``su -c``, ``parallel``),
+  unknown commands and shells reading standard input, each parsed;
 * file paths (spellings and symlink resolution);
 * searches (grep/glob walks below the search root);
 * MCP and host tool names;
@@ -64,6 +66,14 @@ COMMANDS = [
     "find . -name '*.py' -exec wc -l {} +", "echo done > build/log.txt", "cd src && cat app.py > ../out.txt",
     "FOO=1 npm run test", "bash -c 'git status && git diff'", "for f in src/*.py; do wc -l $f; done",
     "docker compose up -d", "git commit -m \"$(cat <<'EOF'\nmsg\nEOF\n)\"", "[[ -f x ]] && echo yes",
+    "ionice -c3 nice -n 5 npm run test", "echo 'git status' | bash", "uv run rm -rf build", "timeout 60 pytest -q",
+]
+
+WRAPPED = [
+    "sudo nice ionice -c3 rm -rf build", "flock /tmp/bench.lock npm run build", "busybox sh -c 'git status'",
+    "su -c 'git push --force origin main'", "script -qc 'npm run test' /dev/null", ". /dev/stdin <<< 'git diff'",
+    "parallel -j4 'wc -l {}' ::: src/app.py", "taskset -c 0 chrt 5 stdbuf -oL pytest -q", "uv run pytest -q",
+    "kubectl exec pod -- curl http://x", "echo 'rm -rf build' | bash", "cat src/app.py | sh",
 ]
 
 PATHS = [
@@ -162,6 +172,9 @@ def main(argv: Sequence[str] | None = None) -> None:
         def fresh_bash(i: int) -> Call:  # a new command text each time: bashlex parses every one
             return builtin_call(ws, "bash", {"command": f"{COMMANDS[i % len(COMMANDS)]} # {i}"})
 
+        def wrapped_bash(i: int) -> Call:  # wrappers, unknown commands, shells reading stdin; parsed each time
+            return builtin_call(ws, "bash", {"command": f"{WRAPPED[i % len(WRAPPED)]} # {i}"})
+
         def repeated_bash(i: int) -> Call:
             return builtin_call(ws, "bash", {"command": COMMANDS[i % len(COMMANDS)]})
 
@@ -182,6 +195,7 @@ def main(argv: Sequence[str] | None = None) -> None:
             return rng.choice(mixes)(i)
 
         measure("bash, new command each call", policy, fresh_bash, args.seconds)
+        measure("bash, wrappers (new each call)", policy, wrapped_bash, args.seconds)
         measure("bash, repeated commands", policy, repeated_bash, args.seconds)
         measure("read/edit/write paths", policy, paths, args.seconds)
         measure("grep/glob over ~100-file dirs", policy, searches, args.seconds)

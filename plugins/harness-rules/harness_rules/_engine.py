@@ -5,8 +5,8 @@ command that would run, each file a command line writes or reads - and combines:
 
 * **deny** when any rule of the ``deny`` list matches any of them;
 * else **ask** when any ``ask`` rule matches, or when something cannot be judged (an
-  unparsable command, a command name computed at run time...) and rules exist that would
-  have judged it;
+  unparsable command, a command name computed at run time, a built-in call whose input
+  lacks its command or path...) and rules exist that would have judged it;
 * else **allow** when every part that needs it is allowed (every spelling of every path,
   every command, every written file);
 * else **none**: the rules have no opinion and the permission mode decides.
@@ -28,7 +28,7 @@ from harness_core import ApprovalDecision, ApprovalStatus, ToolResources
 
 from ._names import SEARCH_TOOLS, canonical_tool, rule_keys_for_call
 from ._paths import Bases, PathPattern, Spelling, probe_tree, spellings
-from ._shell import SENTINEL, CommandUnit, Opaque, PathAccess, analyze_command
+from ._shell import CommandUnit, Opaque, PathAccess, analyze_command, show_command
 from ._syntax import Action, Rule, RuleKind
 
 __all__ = ["DEFAULT_SEARCH_LIMIT", "CallFacts", "RuleEngine", "RuleMatch", "RuleVerdict"]
@@ -125,6 +125,9 @@ class CallFacts:
         resources: what the call touches, or ``None`` (matched by name only).
         workspace_root: absolute directory relative paths and ``./`` patterns resolve in.
         label: the tool name to show in reasons.
+        missing: what the call's input lacks for the rules to judge it (a ``bash`` call
+            without a command, a ``read`` without a path), or ``None``. Such a call is asked
+            about when deny or ask rules could have applied to it.
     """
 
     names: frozenset[str]
@@ -132,6 +135,7 @@ class CallFacts:
     resources: ToolResources | None
     workspace_root: str
     label: str
+    missing: str | None = None
 
     @property
     def canonical_names(self) -> frozenset[str]:
@@ -244,7 +248,7 @@ class RuleEngine:
         """
         pool = self.rules_for(facts)
         resources = facts.resources
-        is_shell = resources is not None and resources.command is not None
+        is_shell = (resources is not None and resources.command is not None) or "bash" in facts.canonical_names
         if not pool and not (is_shell and (self._edit_pool or self._read_pool)):
             return RuleVerdict("none", f"no rule names the {facts.label} tool")
         root = _absolute(facts.workspace_root)
@@ -265,6 +269,14 @@ class RuleEngine:
                 self._shell(resources.command, root, pool, tally, bases)
         if tally.parts == 0:
             self._whole_call(facts, pool, tally)
+        if facts.missing is not None and not tally.deny:
+            restrictive = [r for r in (*pool.deny, *pool.ask) if r.kind is not RuleKind.NAME]
+            if is_shell:
+                restrictive += [*self._edit_pool.deny, *self._edit_pool.ask, *self._read_pool.deny,
+                                *self._read_pool.ask]
+            if restrictive:
+                tally.unsure.append(f"{facts.missing}, and rules such as `{restrictive[0].text}` would have "
+                                    "judged it")
         return _verdict(facts, tally)
 
     def _whole_call(self, facts: CallFacts, pool: _Pool, tally: _Tally) -> None:
@@ -374,7 +386,7 @@ class RuleEngine:
             self._unit(unit, pool, tally, bases)
         for access in analysis.paths:
             if access.access == "write":
-                self._path(access.path, access.cwds, self._edit_pool, tally, bases, required=True,
+                self._path(access.path, access.cwds, self._edit_pool, tally, bases, required=access.required,
                            origin=access.origin, glob=access.glob)
             else:
                 self._read(access, tally, bases, deny_only=False)
@@ -390,13 +402,20 @@ class RuleEngine:
 
     def _unit(self, unit: CommandUnit, pool: _Pool, tally: _Tally, bases: Bases) -> None:
         tally.parts += 1
-        shown = f"command `{_show(unit.text)}`"
+        shown = f"command `{show_command(unit.text)}`"
         for rules, bucket in ((pool.deny, tally.deny), (pool.ask, tally.ask)):
             for rule in rules:
                 if rule.kind is RuleKind.NAME or (
                     rule.command is not None and any(rule.command.may_match(f) for f in unit.deny_forms)
                 ):
                     bucket.append(RuleMatch(rule, shown))
+                    break
+                # a command the analysis does not know may run one of its arguments
+                form = next((f for f in unit.suffix_forms if rule.command is not None and rule.command.may_match(f)),
+                            None)
+                if form is not None:
+                    bucket.append(RuleMatch(rule, f"command `{show_command(form)}`, which {shown} may run (the rules do "
+                                                  "not know that command, so its arguments count as a command)"))
                     break
         if self.guard_arguments and self._read_pool.deny:
             for arg in unit.args:
@@ -413,7 +432,7 @@ class RuleEngine:
 
     def _opaque(self, item: Opaque, pool: _Pool, tally: _Tally, bases: Bases, root: str) -> None:
         tally.parts += 1
-        shown = f"`{_show(item.text)}`"
+        shown = f"`{show_command(item.text)}`"
         for rules, bucket in ((pool.deny, tally.deny), (pool.ask, tally.ask)):
             for rule in rules:
                 if rule.kind is RuleKind.NAME:
@@ -422,7 +441,7 @@ class RuleEngine:
                 form = next((f for f in item.deny_forms if rule.command is not None and rule.command.matches(f)),
                             None)
                 if form is not None:
-                    bucket.append(RuleMatch(rule, f"command `{_show(form)}` in {shown}"))
+                    bucket.append(RuleMatch(rule, f"command `{show_command(form)}` in {shown}"))
                     break
         for target in item.write_targets:
             self._path(target, (root,), self._edit_pool, tally, bases, required=False,
@@ -436,9 +455,6 @@ def _absolute(path: str) -> str:
     return os.path.normpath(os.path.abspath(os.path.expanduser(path)))
 
 
-def _show(text: str, limit: int = 200) -> str:
-    text = text.replace(SENTINEL, "…")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def _verdict(facts: CallFacts, tally: _Tally) -> RuleVerdict:

@@ -31,7 +31,7 @@ from harness_core import BuiltinTool, ToolKind, ToolResources
 
 from ._names import canonical_tool
 
-__all__ = ["BASELINE_BUILTINS", "baseline_resources"]
+__all__ = ["BASELINE_BUILTINS", "baseline_resources", "missing_input"]
 
 _PATH_KEYS: Final = ("file_path", "path", "notebook_path", "filePath")
 _PATCH_FILE: Final = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$", re.MULTILINE)
@@ -64,16 +64,47 @@ def baseline_resources(names: Iterable[str], tool_input: Any) -> ToolResources |
     return None
 
 
-def _command(data: Mapping[str, Any]) -> str:
-    raw = data.get("command", data.get("cmd", ""))
+def _command(data: Mapping[str, Any]) -> str | None:
+    raw = data.get("command", data.get("cmd"))
     if isinstance(raw, Sequence) and not isinstance(raw, str):
         command = shlex.join(str(part) for part in raw)
+    elif isinstance(raw, str):
+        command = raw
     else:
-        command = str(raw)
+        return None  # no command: the call cannot be judged (see missing_input)
     workdir = data.get("workdir") or data.get("cwd")
     if isinstance(workdir, str) and workdir:
         command = f"cd {shlex.quote(workdir)} && {command}"
     return command
+
+
+def missing_input(names: Iterable[str], tool_input: Any, resources: ToolResources | None) -> str | None:
+    """What a built-in call lacks for the rules to judge it, or ``None`` when complete.
+
+    A ``bash`` call needs a command (``resources.command``, or a ``command``/``cmd`` string
+    or argv list in the input); a ``read``/``write``/``edit`` call (``apply_patch``
+    included) needs a path. Searches default to the workspace root, so they are never
+    incomplete.
+
+    Returns:
+        A phrase such as ``"the bash call's input has no `command` string"``.
+    """
+    canonical = {canonical_tool(n) for n in names}
+    data: Mapping[str, Any] = tool_input if isinstance(tool_input, Mapping) else {}
+    if "bash" in canonical:
+        if resources is not None and resources.command is not None:
+            return None
+        if _command(data) is not None:
+            return None
+        keys = ", ".join(f"`{k}`" for k in sorted(map(str, data))) or "no keys"
+        return f"the bash call's input has no `command` string (it has {keys}), so what it runs is unknown"
+    kind = next((k for k in ("edit", "write", "read") if k in canonical), None)
+    if kind is not None and not canonical & {"grep", "glob"}:
+        if resources is not None and resources.paths:
+            return None
+        keys = ", ".join(f"`{k}`" for k in sorted(map(str, data))) or "no keys"
+        return f"the {kind} call's input names no file (it has {keys}), so what it touches is unknown"
+    return None
 
 
 def _patch_paths(tool_input: Any) -> tuple[str, ...]:

@@ -19,7 +19,7 @@ from harness_core import (
 )
 
 from ._engine import DEFAULT_SEARCH_LIMIT, CallFacts, RuleEngine, RuleVerdict
-from ._extract import baseline_resources
+from ._extract import baseline_resources, missing_input
 from ._files import RuleLayer, discover_rule_files, load_rules_file, rules_from_mapping
 
 __all__ = ["RulesPolicy"]
@@ -226,7 +226,10 @@ def facts_for(call: ToolCall, context: ApprovalContext, root: str) -> CallFacts:
     """The :class:`CallFacts` of a call: its names, kind, resources and root.
 
     Built-in calls without resources get the baseline extractors'
-    (:mod:`harness_rules._extract`); host tools without resources are matched by name.
+    (:mod:`harness_rules._extract`); host tools without resources are matched by name. A
+    built-in call whose input lacks what it needs to be judged (a ``bash`` call without a
+    command, a ``read`` without a path) is marked ``missing`` (see
+    :func:`~harness_rules._extract.missing_input`).
     """
     tool = context.tool
     names = {call.tool_name}
@@ -240,4 +243,5 @@ def facts_for(call: ToolCall, context: ApprovalContext, root: str) -> CallFacts:
     resources = context.resources
     if resources is None and builtin:
         resources = baseline_resources(sorted(names), call.input)
-    return CallFacts(frozenset(names), builtin, resources, root, call.tool_name)
+    missing = missing_input(names, call.input, resources) if builtin else None
+    return CallFacts(frozenset(names), builtin, resources, root, call.tool_name, missing)

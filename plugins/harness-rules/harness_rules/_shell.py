@@ -9,20 +9,25 @@
   substitution (``$(...)``, backticks) and process substitution (``<(...)``, ``>(...)``),
   at any depth;
 * :class:`PathAccess` - a file the command line writes (output redirections ``>``, ``>>``,
-  ``>|``, ``&>``, ``&>>``, ``<>``, ``>&file``; ``tee`` arguments) or reads (``<``);
-  relative paths are resolved against the working directory, following ``cd``;
+  ``>|``, ``&>``, ``&>>``, ``<>``, ``>&file``; ``tee`` arguments; files wrappers write) or
+  reads (``<``); relative paths are resolved against the working directory, following
+  ``cd``;
 * :class:`Opaque` - something that cannot be judged (a command name or redirection target
-  computed at run time, an option a wrapper does not document, an unquoted here-document
-  with command substitutions, a construct bashlex does not support). It is never allowed
-  automatically; it carries text for a conservative deny check.
+  computed at run time, an option a wrapper does not document, a shell reading commands
+  from a pipe, an unquoted here-document with command substitutions, a construct bashlex
+  does not support). It is never allowed automatically; it carries text for a
+  conservative deny check.
 
-Wrappers are unwrapped: environment prefixes (``FOO=1 cmd``), ``command``, ``builtin``,
-``exec``, ``nohup``, ``setsid``, ``nice``, ``timeout``, ``stdbuf``, ``time``, ``env``,
-``xargs``, ``watch`` (transparent: the inner command must be allowed), ``sudo``, ``doas``,
-``find -exec`` (guarded: the wrapper and the inner command must both be allowed), and
-``bash -c`` / ``sh -c`` / ``eval`` / a shell reading a here-document (the script is parsed
-and judged command by command). Arguments a wrapper supplies at run time (``xargs``, the
-``{}`` of ``find -exec``) appear as ``"\\x00"`` in the unit's forms.
+Wrappers (:mod:`harness_rules._wrappers`) are unwrapped: environment prefixes
+(``FOO=1 cmd``), harmless wrappers whose inner command alone is judged (``nice``,
+``ionice``, ``timeout``, ``env``, ``xargs``, ``busybox``...), guarded wrappers judged
+together with their inner command (``sudo``, ``su -c``, ``find -exec``...), and wrappers
+running shell text, which is parsed and judged command by command (``bash -c``, ``eval``,
+``script -c``, ``parallel``...). A shell (or ``. /dev/stdin``) reading its standard input
+runs what it reads: a here-document, a here-string, or the output of ``echo``/``printf``
+of fixed text or ``cat`` of a literal here-document piped into it is judged as a script;
+any other input is opaque. Arguments a wrapper supplies at run time (``xargs``, the ``{}``
+of ``find -exec``) appear as ``"\\x00"`` in the unit's forms.
 
 A command whose parse fails gives an analysis with :attr:`ShellAnalysis.error` set and one
 :class:`Opaque` item built from a textual split of the command line.
@@ -33,12 +38,15 @@ from __future__ import annotations
 import posixpath
 import re
 import shlex
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, Final, Literal
 
 import attrs
 import bashlex
+
+from ._words import SENTINEL, Options, Word, skip_options, texts
+from ._wrappers import LEAF_COMMANDS, SHELLS, WRAPPERS, Unwrap, subcommand_index
 
 __all__ = [
     "SENTINEL",
@@ -48,10 +56,8 @@ __all__ = [
     "PathAccess",
     "ShellAnalysis",
     "analyze_command",
+    "show_command",
 ]
-
-SENTINEL: Final = "\x00"
-"""Stands for arguments only known at run time in a unit's forms."""
 
 MAX_COMMAND_CHARS: Final = 100_000
 MAX_DEPTH: Final = 8
@@ -68,10 +74,12 @@ SAFE_ENV_NAMES: Final = frozenset({
 matches (``CI=1 npm test`` is allowed by ``bash(npm test *)``); ``LC_*`` too. Any other
 prefix (``PATH=``, ``LD_PRELOAD=``, ``GIT_SSH_COMMAND=``...) must be written in the rule."""
 
+WORD_SPACE: Final = "\x01"
+"""Stands for whitespace inside one word in :attr:`CommandUnit.suffix_forms`."""
+
 _PROXY_NAMES: Final = frozenset({"http_proxy", "https_proxy", "ftp_proxy", "all_proxy", "no_proxy"})
 _DEV_SINKS: Final = re.compile(r"/dev/(?:null|stdout|stderr|tty|zero|fd/\d+)")
 _OUTPUT_REDIRECTS: Final = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
-_SHELLS: Final = frozenset({"bash", "sh", "zsh", "dash", "ksh", "ash", "mksh"})
 
 
 @attrs.frozen
@@ -86,6 +94,11 @@ class CommandUnit:
         required: the unit must be allowed for the whole command to be allowed (False for
             transparent wrappers, whose inner command is judged instead, and for ``cd``).
         args: argument words that may name files, with the directories they resolve in.
+        suffix_forms: for a command the analysis does not know (it may run one of its
+            arguments as a command, as ``uv run rm x`` does), every word suffix starting at
+            a literal, non-option argument; deny and ask rules matching one hold. Whitespace
+            inside a word is ``"\\x01"`` here, so a quoted argument (``-m 'rm old'``) is not
+            taken for several words.
     """
 
     text: str
@@ -93,6 +106,7 @@ class CommandUnit:
     deny_forms: tuple[str, ...]
     required: bool = True
     args: tuple[PathAccess, ...] = ()
+    suffix_forms: tuple[str, ...] = ()
 
 
 @attrs.frozen
@@ -105,6 +119,9 @@ class PathAccess:
         access: ``write`` (redirection, ``tee``) or ``read`` (``<``, arguments).
         origin: what touches it, for reasons (``redirection `> out.txt```).
         glob: the word holds wildcard characters the shell would expand.
+        required: for a write, an edit rule must allow it (``False`` for a file that is
+            only created when missing, such as ``flock``'s lock file: edit deny and ask rules
+            still hold).
     """
 
     path: str
@@ -112,6 +129,7 @@ class PathAccess:
     access: Literal["write", "read"]
     origin: str
     glob: bool = False
+    required: bool = True
 
 
 @attrs.frozen
@@ -238,33 +256,10 @@ def _plain_suffix_forms(words: Sequence[str]) -> list[str]:
 
 # -- words -----------------------------------------------------------------------------
 
-
-@attrs.frozen
-class _Word:
-    text: str
-    dynamic: bool = False  # holds a parameter expansion or a substitution
-    tilde: bool = False  # starts with an unquoted ~ the shell expands
-
-
-def _word(node: Any, source: str) -> _Word:
-    """A bashlex word node as a :class:`_Word`.
-
-    bashlex decodes ``$'...'`` (ANSI-C) and ``$"..."`` (locale) quoting wrongly, so a word
-    written with them is treated as computed at run time.
-    """
-    kinds = {part.kind for part in getattr(node, "parts", ()) or ()}
-    start, end = getattr(node, "pos", (0, 0))
-    raw = source[start:end]
-    return _Word(
-        node.word,
-        dynamic=bool(kinds & {"parameter", "commandsubstitution", "processsubstitution"})
-        or "$'" in raw or '$"' in raw,
-        tilde="tilde" in kinds,
-    )
-
-
 _BRACE: Final = re.compile(r"\{[^{}]*(?:,|\.\.)[^{}]*\}")
 _GLOB: Final = re.compile(r"[*?\[]")
+_NAME_TOKEN: Final = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+/-]*")
+_WHITESPACE: Final = re.compile(r"\s")
 
 
 def _expands(text: str) -> str | None:
@@ -276,120 +271,65 @@ def _expands(text: str) -> str | None:
     return None
 
 
-def _texts(words: Iterable[_Word]) -> list[str]:
-    return [w.text for w in words]
+def _guessed_names(word: Word, rest: Sequence[str]) -> list[str]:
+    """Deny forms for a command name computed at run time: every name-like token written
+    in it (``$(echo rm)`` may well be ``rm``), followed by the arguments."""
+    tokens = _NAME_TOKEN.findall(word.raw or word.text)
+    if word.output is not None:
+        tokens.extend(word.output.split()[:1])
+    forms: list[str] = []
+    for token in dict.fromkeys(tokens):
+        forms.append(" ".join([token, *rest]))
+        if "/" in token:
+            forms.append(" ".join([posixpath.basename(token), *rest]))
+    return forms
 
 
-# -- option scanning for wrappers ------------------------------------------------------
+_TEE = Options(flags="aip", long_flags=frozenset({"--append", "--ignore-interrupts", "--output-error"}))
+_HEREDOC_QUOTED: Final = re.compile(r"<<(-?)[ \t]*(?:'([\w.-]+)'|\"([\w.-]+)\"|\\([\w.-]+))")
+_HEREDOC_PLAIN: Final = re.compile(r"<<-?[ \t]*([\w.-]+)")
+_REDEFINES_OUTPUT: Final = re.compile(
+    r"(?<![\w-])(?:echo|printf|cat)\s*\(\s*\)"  # a function named echo, printf or cat
+    r"|\bfunction\s+(?:echo|printf|cat)\b"
+    r"|(?<![\w-])(?:alias|enable|hash)(?![\w-])"  # aliases, disabled builtins, hashed paths
+    r"|(?<![\w-])PATH\+?="  # another `cat`
+)
+"""Text that may change what ``echo``/``printf``/``cat`` print: their output is then not
+taken as literal anywhere in the command line."""
+_ECHO_FLAGS: Final = re.compile(r"-[neE]+")
+_UNSAFE_LITERAL: Final = re.compile(r"[\\*?\[{~]")
 
 
 @attrs.frozen
-class _Options:
-    flags: str = ""
-    valued: str = ""
-    long_flags: frozenset[str] = frozenset()
-    long_valued: frozenset[str] = frozenset()
-    numeric: bool = False  # ``-10`` style options (nice)
+class _Stdin:
+    """Where a command's standard input comes from.
+
+    ``inherited``: the caller's; ``literal``: ``text`` (a here-document, a here-string,
+    fixed output piped in); ``pipe``: output known only at run time; ``file``: a file.
+    """
+
+    kind: Literal["inherited", "literal", "pipe", "file"]
+    text: str = ""
+    origin: str = ""
 
 
-def _skip_options(args: Sequence[_Word], spec: _Options) -> tuple[int, list[tuple[str, str | None]]] | None:
-    """Index of the first operand and the options seen, or ``None`` on an unknown option."""
-    seen: list[tuple[str, str | None]] = []
-    i = 0
-    while i < len(args):
-        word = args[i]
-        text = word.text
-        if word.dynamic:
-            return None
-        if text == "--":
-            return i + 1, seen
-        if text.startswith("--"):
-            name, eq, value = text.partition("=")
-            if name in spec.long_valued:
-                if eq:
-                    seen.append((name, value))
-                elif i + 1 < len(args):
-                    seen.append((name, args[i + 1].text))
-                    i += 1
-                else:
-                    return None
-            elif name in spec.long_flags and not eq:
-                seen.append((name, None))
-            else:
-                return None
-            i += 1
-            continue
-        if text.startswith("-") and len(text) > 1:
-            if spec.numeric and text[1:].isdigit():
-                i += 1
-                continue
-            j = 1
-            while j < len(text):
-                ch = text[j]
-                if ch in spec.valued:
-                    rest = text[j + 1 :]
-                    if rest:
-                        seen.append(("-" + ch, rest))
-                    elif i + 1 < len(args):
-                        seen.append(("-" + ch, args[i + 1].text))
-                        i += 1
-                    else:
-                        return None
-                    break
-                if ch in spec.flags:
-                    seen.append(("-" + ch, None))
-                    j += 1
-                    continue
-                return None
-            i += 1
-            continue
-        return i, seen
-    return i, seen
-
-
-_NICE = _Options(valued="n", long_valued=frozenset({"--adjustment"}), numeric=True)
-_TIMEOUT = _Options(flags="v", valued="sk", long_flags=frozenset({"--foreground", "--preserve-status", "--verbose"}),
-                    long_valued=frozenset({"--signal", "--kill-after"}))
-_STDBUF = _Options(valued="ioe", long_valued=frozenset({"--input", "--output", "--error"}))
-_ENV = _Options(flags="i0v", valued="u", long_flags=frozenset({"--ignore-environment", "--null", "--debug"}),
-                long_valued=frozenset({"--unset"}))
-_SUDO = _Options(flags="EHnSbkKAPis", valued="ugCDhprtTU",
-                 long_flags=frozenset({"--preserve-env", "--login", "--shell", "--non-interactive", "--stdin",
-                                       "--background", "--reset-timestamp", "--remove-timestamp", "--askpass",
-                                       "--preserve-groups", "--set-home"}),
-                 long_valued=frozenset({"--user", "--group", "--close-from", "--host", "--prompt", "--role",
-                                        "--type", "--command-timeout", "--other-user"}))
-_DOAS = _Options(flags="ns", valued="uC")
-_XARGS = _Options(flags="0rtpxo", valued="adEILnPs",
-                  long_flags=frozenset({"--null", "--no-run-if-empty", "--verbose", "--interactive", "--exit",
-                                        "--open-tty"}),
-                  long_valued=frozenset({"--arg-file", "--delimiter", "--eof", "--replace", "--max-lines",
-                                         "--max-args", "--max-procs", "--max-chars", "--process-slot-var"}))
-_SHELL = _Options(flags="abefhkmnprstuvxBCEHPTlic", valued="oO",
-                  long_flags=frozenset({"--login", "--norc", "--noprofile", "--posix", "--restricted",
-                                        "--noediting", "--verbose"}),
-                  long_valued=frozenset({"--rcfile", "--init-file"}))
-_WATCH = _Options(flags="bcegtpwrx", valued="nd", long_flags=frozenset({"--beep", "--color", "--errexit",
-                  "--chgexit", "--no-title", "--precise", "--no-wrap", "--exec"}),
-                  long_valued=frozenset({"--interval", "--differences"}))
-_TIME = _Options(flags="pvaq", valued="fo", long_flags=frozenset({"--portability", "--verbose", "--append", "--quiet"}),
-                 long_valued=frozenset({"--format", "--output"}))
-_SETSID = _Options(flags="cfw", long_flags=frozenset({"--ctty", "--fork", "--wait"}))
-_EXEC = _Options(flags="cl", valued="a")
-_COMMAND = _Options(flags="pvV")
-_TEE = _Options(flags="aip", long_flags=frozenset({"--append", "--ignore-interrupts", "--output-error"}))
+_INHERITED: Final = _Stdin("inherited")
 
 
 # -- the walker ------------------------------------------------------------------------
 
-_HEREDOC_QUOTED: Final = re.compile(r"<<(-?)[ \t]*(?:'([\w.-]+)'|\"([\w.-]+)\"|\\([\w.-]+))")
-_HEREDOC_PLAIN: Final = re.compile(r"<<-?[ \t]*([\w.-]+)")
-
 
 class _Walker:
-    """Walks bashlex trees, collecting units, paths and opaque items."""
+    """Walks bashlex trees, collecting units, paths and opaque items.
 
-    def __init__(self, home: str) -> None:
+    Args:
+        home: the home directory.
+        stdin: the standard input commands inherit.
+        literal_ok: outputs of ``echo``/``printf``/``cat`` may be taken as literal (False
+            once the command line may redefine them).
+    """
+
+    def __init__(self, home: str, stdin: _Stdin = _INHERITED, literal_ok: bool = True) -> None:
         self.home = home
         self.units: list[CommandUnit] = []
         self.paths: list[PathAccess] = []
@@ -397,6 +337,9 @@ class _Walker:
         self.quoted_delimiters: set[str] = set()
         self.unquoted_delimiters: set[str] = set()
         self.source = ""
+        self.stdin = stdin
+        self.exec_stdin: _Stdin | None = None
+        self.literal_ok = literal_ok
 
     # entry points
 
@@ -410,6 +353,7 @@ class _Walker:
             return None
         if "\x00" in text:
             return "the command holds a NUL character"
+        self.literal_ok = self.literal_ok and _REDEFINES_OUTPUT.search(text) is None
         rewritten = self._unquote_heredocs(text)
         self.source = rewritten
         try:
@@ -436,6 +380,72 @@ class _Walker:
         self.unquoted_delimiters.update(_HEREDOC_PLAIN.findall(text))
         return _HEREDOC_QUOTED.sub(repl, text)
 
+    # words
+
+    def word(self, node: Any, *, unsplit: bool = False) -> Word:
+        """A bashlex word node as a :class:`Word`.
+
+        bashlex decodes ``$'...'`` (ANSI-C) and ``$"..."`` (locale) quoting wrongly, so a
+        word written with them is treated as computed at run time. ``unsplit``: the word is
+        not split into several (a here-string), so an unquoted substitution's output is
+        its value.
+        """
+        parts = list(getattr(node, "parts", ()) or ())
+        kinds = {part.kind for part in parts}
+        start, end = getattr(node, "pos", (0, 0))
+        raw = self.source[start:end]
+        output: str | None = None
+        if len(parts) == 1 and parts[0].kind in ("commandsubstitution", "processsubstitution"):
+            sub_start, sub_end = parts[0].pos
+            whole = self.source[sub_start:sub_end]
+            # a process substitution is one file name; a command substitution is one word
+            # only inside double quotes (unquoted, its output is split and globbed)
+            quoted = raw == f'"{whole}"'
+            if (raw == whole and (parts[0].kind == "processsubstitution" or unsplit)) or quoted:
+                output = self.literal_output(parts[0].command)
+        return Word(
+            node.word,
+            dynamic=bool(kinds & {"parameter", "commandsubstitution", "processsubstitution"})
+            or "$'" in raw or '$"' in raw,
+            tilde="tilde" in kinds,
+            raw=raw,
+            output=output,
+        )
+
+    def literal_output(self, node: Any) -> str | None:
+        """What ``node`` prints when that is fixed text: ``echo`` or ``printf`` of plain words
+        (no escapes, wildcards, expansions or ``printf`` directives), ``cat`` of a literal
+        here-document or here-string; else ``None``."""
+        if not self.literal_ok or node.kind != "command":
+            return None
+        words: list[Word] = []
+        redirects: list[Any] = []
+        for part in node.parts:
+            if part.kind == "word":
+                words.append(self.word(part))
+            elif part.kind == "redirect":
+                redirects.append(part)
+            else:
+                return None
+        if not words or any(w.dynamic or w.tilde for w in words):
+            return None
+        name, args = words[0].text, texts(words[1:])
+        if name == "echo" and not redirects:
+            while args and _ECHO_FLAGS.fullmatch(args[0]):
+                args = args[1:]
+            return None if any(_UNSAFE_LITERAL.search(a) for a in args) else " ".join(args)
+        if name == "printf" and not redirects and len(args) == 1:
+            return None if "%" in args[0] or _UNSAFE_LITERAL.search(args[0]) else args[0]
+        if name == "cat" and not args and len(redirects) == 1:
+            redirect = redirects[0]
+            if redirect.type == "<<<" and hasattr(redirect.output, "kind"):
+                word = self.word(redirect.output, unsplit=True)
+                return None if word.dynamic else word.text
+            if redirect.type in ("<<", "<<-"):
+                body, literal = self.heredoc_body(redirect)
+                return body if literal or not re.search(r"[$`\\]", body) else None
+        return None
+
     # nodes
 
     def node(self, node: Any, cwds: Cwds, depth: int) -> Cwds:
@@ -445,10 +455,7 @@ class _Walker:
         if kind == "list":
             return self.sequence(node.parts, cwds, depth)
         if kind == "pipeline":
-            for part in node.parts:
-                if part.kind not in ("pipe", "reservedword"):
-                    self.node(part, cwds, depth)
-            return cwds
+            return self.pipeline(node, cwds, depth)
         if kind == "compound":
             return self.compound(node, cwds, depth)
         if kind in ("if", "for", "while", "until"):
@@ -460,13 +467,37 @@ class _Walker:
                     after = _union(after, self.node(part, cwds, depth))
             return after
         if kind == "function":
-            for part in node.parts:
-                if part.kind not in ("word", "reservedword"):
-                    self.node(part, cwds, depth)
+            name = next((p.word for p in node.parts if p.kind == "word"), "?")
+            saved, self.stdin = self.stdin, _Stdin("pipe", origin=f"whatever the callers of `{name}` feed it")
+            try:
+                for part in node.parts:
+                    if part.kind not in ("word", "reservedword"):
+                        self.node(part, cwds, depth)
+            finally:
+                self.stdin = saved
             return cwds
         if kind in ("reservedword", "operator", "pipe"):
             return cwds
         raise _Unsupported(f"unsupported shell construct {kind!r}")
+
+    def pipeline(self, node: Any, cwds: Cwds, depth: int) -> Cwds:
+        """Each stage reads the previous stage's output."""
+        saved = self.stdin
+        previous: Any = None
+        try:
+            for part in node.parts:
+                if part.kind in ("pipe", "reservedword"):
+                    continue
+                if previous is not None:
+                    start, end = previous.pos
+                    shown = f"the output of `{show_command(self.source[start:end], 80)}`"
+                    text = self.literal_output(previous)
+                    self.stdin = _Stdin("pipe", origin=shown) if text is None else _Stdin("literal", text, shown)
+                self.node(part, cwds, depth)
+                previous = part
+        finally:
+            self.stdin = saved
+        return cwds
 
     def sequence(self, parts: Sequence[Any], cwds: Cwds, depth: int) -> Cwds:
         current = cwds
@@ -484,19 +515,31 @@ class _Walker:
     def compound(self, node: Any, cwds: Cwds, depth: int) -> Cwds:
         items = list(node.list)
         subshell = bool(items) and items[0].kind == "reservedword" and items[0].word == "("
-        after = cwds
-        for item in items:
-            if item.kind == "reservedword":
-                continue
-            after = self.node(item, after, depth)
+        stdin = self.stdin
         for redirect in getattr(node, "redirects", ()) or ():
-            self.redirect(redirect, cwds, depth, "(compound command)", None)
+            stdin = self.redirect(redirect, cwds, depth, "(compound command)") or stdin
+        saved, self.stdin = self.stdin, stdin
+        after = cwds
+        try:
+            for item in items:
+                if item.kind == "reservedword":
+                    continue
+                after = self.node(item, after, depth)
+        finally:
+            self.stdin = saved
         return cwds if subshell else after
 
     def substitutions(self, node: Any, cwds: Cwds, depth: int) -> None:
-        """Walk the command and process substitutions inside a word or assignment."""
+        """Walk the command and process substitutions inside a word or assignment; the
+        commands of an output process substitution ``>(...)`` read what is written to it."""
         for part in getattr(node, "parts", ()) or ():
-            if part.kind in ("commandsubstitution", "processsubstitution"):
+            if part.kind == "processsubstitution" and self.source[part.pos[0] : part.pos[0] + 2] == ">(":
+                saved, self.stdin = self.stdin, _Stdin("pipe", origin="what is written to `>(...)`")
+                try:
+                    self.node(part.command, cwds, depth)
+                finally:
+                    self.stdin = saved
+            elif part.kind in ("commandsubstitution", "processsubstitution"):
                 self.node(part.command, cwds, depth)
             else:
                 self.substitutions(part, cwds, depth)
@@ -504,27 +547,30 @@ class _Walker:
     # simple commands
 
     def simple(self, node: Any, cwds: Cwds, depth: int) -> Cwds:
-        assignments: list[_Word] = []
-        words: list[_Word] = []
+        assignments: list[Word] = []
+        words: list[Word] = []
         redirects: list[Any] = []
         for part in node.parts:
             if part.kind == "assignment":
                 self.substitutions(part, cwds, depth)
                 if words:  # `cmd A=1` - an argument, not an assignment
-                    words.append(_word(part, self.source))
+                    words.append(self.word(part))
                 else:
-                    assignments.append(_word(part, self.source))
+                    assignments.append(self.word(part))
             elif part.kind == "word":
                 self.substitutions(part, cwds, depth)
-                words.append(_word(part, self.source))
+                words.append(self.word(part))
             elif part.kind == "redirect":
                 redirects.append(part)
             else:
                 raise _Unsupported(f"unsupported part {part.kind!r} in a simple command")
-        label = " ".join(_texts(assignments + words)) or "(redirection)"
-        shell_name = posixpath.basename(words[0].text) if words and not words[0].dynamic else None
+        label = " ".join(texts(assignments + words)) or "(redirection)"
+        stdin = self.stdin if self.stdin.kind != "inherited" or self.exec_stdin is None else self.exec_stdin
         for redirect in redirects:
-            self.redirect(redirect, cwds, depth, label, shell_name if shell_name in _SHELLS else None)
+            stdin = self.redirect(redirect, cwds, depth, label) or stdin
+        if len(words) == 1 and words[0].text == "exec" and redirects:
+            # `exec <file` redirects the shell itself: later commands read the same input
+            self.exec_stdin = stdin if stdin.kind in ("inherited", "pipe") else _Stdin("pipe", origin=label)
         if not words:
             if assignments:
                 self.assignment_only(assignments)
@@ -533,17 +579,17 @@ class _Walker:
         if name in ("cd", "pushd", "popd") and not assignments:
             self.units.append(self.unit([], words, cwds, required=False))
             return self.change_directory(name, words[1:], cwds)
-        self.command(assignments, words, cwds, depth)
+        self.command(assignments, words, cwds, depth, stdin=stdin)
         return cwds
 
-    def assignment_only(self, assignments: Sequence[_Word]) -> None:
+    def assignment_only(self, assignments: Sequence[Word]) -> None:
         """``NAME=value`` alone: neutral unless it may change what later commands do."""
         names = [a.text.partition("=")[0] for a in assignments]
-        text = " ".join(_texts(assignments))
+        text = " ".join(texts(assignments))
         neutral = all(_safe_env(n) or (n.islower() and n not in _PROXY_NAMES) for n in names)
         self.units.append(CommandUnit(text, (text,), (text,), required=not neutral))
 
-    def change_directory(self, name: str, args: Sequence[_Word], cwds: Cwds) -> Cwds:
+    def change_directory(self, name: str, args: Sequence[Word], cwds: Cwds) -> Cwds:
         operands = [a for a in args if not (a.text.startswith("-") and len(a.text) > 1)]
         if name == "popd" or len(operands) > 1:
             return (None,)
@@ -565,61 +611,116 @@ class _Walker:
                 out.append(posixpath.normpath(posixpath.join(cwd, path)))
         return tuple(dict.fromkeys(out))
 
-    def unit(self, assignments: Sequence[_Word], words: Sequence[_Word], cwds: Cwds, *, required: bool,
-             args: Sequence[PathAccess] = ()) -> CommandUnit:
-        word_texts = _texts(words)
+    def unit(self, assignments: Sequence[Word], words: Sequence[Word], cwds: Cwds, *, required: bool,
+             args: Sequence[PathAccess] = (), suffixes: Sequence[str] = ()) -> CommandUnit:
+        word_texts = texts(words)
         stripped = " ".join(word_texts)
-        full = " ".join(_texts(assignments) + word_texts)
+        full = " ".join(texts(assignments) + word_texts)
         allow: list[str] = [full]
         if assignments and all(_safe_env(a.text.partition("=")[0]) for a in assignments):
             allow.append(stripped)
         deny = [full, stripped]
         if words and "/" in words[0].text:
             deny.append(" ".join([posixpath.basename(words[0].text), *word_texts[1:]]))
-        return CommandUnit(full, tuple(dict.fromkeys(allow)), tuple(dict.fromkeys(deny)), required, tuple(args))
+        return CommandUnit(full, tuple(dict.fromkeys(allow)), tuple(dict.fromkeys(deny)), required, tuple(args),
+                           tuple(dict.fromkeys(f for f in suffixes if f not in deny)))
 
-    def command(self, assignments: Sequence[_Word], words: Sequence[_Word], cwds: Cwds, depth: int,
-                *, required: bool = True) -> None:
+    def command(self, assignments: Sequence[Word], words: Sequence[Word], cwds: Cwds, depth: int,
+                *, required: bool = True, stdin: _Stdin = _INHERITED) -> None:
         """Record one command (and what it wraps)."""
+        label = " ".join(texts([*assignments, *words]))
         why = "the command name is computed at run time" if words[0].dynamic else _expands(words[0].text)
         if why is not None:
-            self.opaque.append(Opaque(" ".join(_texts([*assignments, *words])), why,
-                                      tuple(_suffix_forms(_texts(words)))))
+            forms = _suffix_forms(texts(words))
+            if words[0].dynamic:
+                forms += _guessed_names(words[0], texts(words[1:]))
+            self.opaque.append(Opaque(label, why, tuple(dict.fromkeys(forms))))
             return
         name = posixpath.basename(words[0].text)
         args = list(words[1:])
-        handler = _WRAPPERS.get(name)
+        handler = WRAPPERS.get(name)
         outcome = handler(args) if handler is not None else None
-        if outcome is not None:
-            label = " ".join(_texts([*assignments, *words]))
-            if outcome.mode == "opaque":
-                self.units.append(self.unit(assignments, words, cwds, required=False))
-                self.opaque.append(Opaque(label, outcome.reason, tuple(_suffix_forms(_texts(words)))))
-                return
-            if outcome.mode == "script":
-                self.units.append(self.unit(assignments, words, cwds, required=False))
-                self.nested_script(outcome.script, cwds, depth, label)
-                return
-            guarded = outcome.mode == "guarded"
-            self.units.append(self.unit(assignments, words, cwds, required=required and guarded))
-            for inner in outcome.inners:
-                self.command([*assignments, *outcome.assignments], inner, cwds, depth, required=required)
+        if outcome is None:
+            if name == "tee":
+                self.tee(args, cwds, label)
+            unknown = handler is None and name not in LEAF_COMMANDS
+            suffixes = _word_suffixes(name, words) if unknown else []
+            if unknown and stdin.kind == "literal" and any(
+                not w.dynamic and posixpath.basename(w.text) in SHELLS for w in args
+            ):  # `ssh host bash <<< 'CMD'`, `docker exec -i c sh <<EOF`: the input may be run
+                suffixes += textual_opaque(stdin.text, "").deny_forms
+            self.units.append(self.unit(assignments, words, cwds, required=required,
+                                        args=self.arguments(args, cwds, name), suffixes=suffixes))
             return
-        if name == "tee":
-            self.tee(args, cwds, " ".join(_texts(words)))
-        self.units.append(self.unit(assignments, words, cwds, required=required, args=self.arguments(args, cwds, name)))
+        self.wrapped(outcome, assignments, words, cwds, depth, required=required, stdin=stdin, label=label)
 
-    def nested_script(self, script: str, cwds: Cwds, depth: int, label: str) -> None:
-        nested = _Walker(self.home)
+    def wrapped(self, outcome: Unwrap, assignments: Sequence[Word], words: Sequence[Word], cwds: Cwds, depth: int,
+                *, required: bool, stdin: _Stdin, label: str) -> None:
+        """Record a wrapper and what it runs (see :class:`~harness_rules._wrappers.Unwrap`)."""
+        for target, needed in outcome.writes:
+            self.write_target(target, cwds, f"written by `{label}`", required=needed)
+        wrapper_required = required and outcome.guarded
+        if outcome.kind == "opaque":
+            self.units.append(self.unit(assignments, words, cwds, required=False))
+            self.opaque.append(Opaque(label, outcome.reason, tuple(_suffix_forms(texts(words)))))
+            return
+        if outcome.kind == "argv":
+            self.units.append(self.unit(assignments, words, cwds, required=wrapper_required))
+            for inner in outcome.inners:
+                self.command([*assignments, *outcome.assignments], inner, cwds, depth, required=required, stdin=stdin)
+            return
+        if outcome.kind == "script":
+            self.units.append(self.unit(assignments, words, cwds, required=wrapper_required))
+            self.nested_script(outcome.script, cwds, depth, label, stdin=stdin, placeholder=outcome.placeholder)
+            return
+        # the wrapper runs what it reads from standard input
+        if stdin.kind == "literal":
+            self.units.append(self.unit(assignments, words, cwds, required=wrapper_required))
+            self.nested_script(stdin.text, cwds, depth, f"{label} reading {stdin.origin}")
+            return
+        if stdin.kind == "pipe" or outcome.stdin_fallback == "opaque":
+            where = stdin.origin or ("a file" if stdin.kind == "file" else "the caller's standard input")
+            self.units.append(self.unit(assignments, words, cwds, required=False))
+            self.opaque.append(Opaque(label, f"{outcome.reason} ({where})", tuple(_suffix_forms(texts(words)))))
+            return
+        self.units.append(self.unit(assignments, words, cwds, required=required))  # judged as written
+
+    def nested_script(self, script: str, cwds: Cwds, depth: int, label: str, *, stdin: _Stdin = _INHERITED,
+                      placeholder: str | None = None) -> None:
+        nested = _Walker(self.home, stdin, self.literal_ok)
         error = nested.script(script, cwds, depth + 1)
         if error is not None:
             self.opaque.append(textual_opaque(script, f"{label}: {error}"))
             return
-        self.units.extend(nested.units)
-        self.paths.extend(nested.paths)
-        self.opaque.extend(nested.opaque)
+        if placeholder is None:
+            self.units.extend(nested.units)
+            self.paths.extend(nested.paths)
+            self.opaque.extend(nested.opaque)
+            return
+        # `parallel`: replacement strings stand for arguments known only at run time
+        pattern = re.compile(placeholder)
 
-    def arguments(self, args: Sequence[_Word], cwds: Cwds, name: str) -> tuple[PathAccess, ...]:
+        def unknown(text: str) -> str:
+            return pattern.sub(SENTINEL, text)
+
+        for unit in nested.units:
+            suffixes = (unknown(f) for f in unit.suffix_forms)
+            self.units.append(attrs.evolve(
+                unit, text=unknown(unit.text), allow_forms=tuple(unknown(f) for f in unit.allow_forms),
+                deny_forms=tuple(unknown(f) for f in unit.deny_forms),
+                suffix_forms=tuple(f for f in suffixes if not f.startswith(SENTINEL)),
+                args=tuple(a for a in unit.args if pattern.search(a.path) is None),
+            ))
+        for access in nested.paths:
+            if pattern.search(access.path) is None:
+                self.paths.append(access)
+            elif access.access == "write":
+                self.opaque.append(Opaque(access.path, f"{access.origin} writes to a path known only at run time",
+                                          kind="path"))
+        for item in nested.opaque:
+            self.opaque.append(attrs.evolve(item, deny_forms=tuple(unknown(f) for f in item.deny_forms)))
+
+    def arguments(self, args: Sequence[Word], cwds: Cwds, name: str) -> tuple[PathAccess, ...]:
         out: list[PathAccess] = []
         for arg in args:
             if arg.dynamic or not arg.text or SENTINEL in arg.text:
@@ -632,64 +733,79 @@ class _Walker:
                 text = value
             if arg.tilde and (text == "~" or text.startswith("~/")):
                 text = self.home + text[1:]
-            out.append(PathAccess(text, cwds, "read", f"an argument of `{name}`", glob=bool(re.search(r"[*?\[]", text))))
+            out.append(PathAccess(text, cwds, "read", f"an argument of `{name}`", glob=bool(_GLOB.search(text))))
         return tuple(out)
 
-    def tee(self, args: Sequence[_Word], cwds: Cwds, label: str) -> None:
-        scanned = _skip_options(args, _TEE)
+    def tee(self, args: Sequence[Word], cwds: Cwds, label: str) -> None:
+        scanned = skip_options(args, _TEE)
         files = args if scanned is None else args[scanned[0] :]
         if scanned is None:
             files = [a for a in args if not a.text.startswith("-")]
         for word in files:
             self.write_target(word, cwds, f"written by `{label}`")
 
-    def redirect(self, node: Any, cwds: Cwds, depth: int, label: str, shell: str | None) -> None:
+    def redirect(self, node: Any, cwds: Cwds, depth: int, label: str) -> _Stdin | None:
+        """Record a redirection; returns the standard input it sets up, if it does."""
         rtype = node.type
         output = node.output
+        to_stdin = getattr(node, "input", None) in (None, 0)
         if rtype in ("<<", "<<-"):
-            self.heredoc(node, cwds, depth, shell)
-            return
-        if not hasattr(output, "kind"):
-            return  # a file-descriptor duplication such as 2>&1
+            stdin = self.heredoc(node)
+            return stdin if to_stdin else None
+        if not hasattr(output, "kind"):  # a file-descriptor duplication such as 2>&1 or <&3
+            if rtype == "<&" and to_stdin and output != 0:
+                return _Stdin("pipe", origin=f"file descriptor {output}")
+            return None
         self.substitutions(output, cwds, depth)
-        word = _word(output, self.source)
+        word = self.word(output, unsplit=rtype == "<<<")
         if rtype == "<<<":
-            if shell is not None and not word.dynamic:
-                self.nested_script(word.text, cwds, depth, f"{shell} <<<")
-            return
+            if not to_stdin:
+                return None
+            if not word.dynamic:
+                return _Stdin("literal", word.text, "a here-string")
+            if word.output is not None:
+                return _Stdin("literal", word.output, "a here-string")
+            return _Stdin("pipe", origin="a here-string computed at run time")
         if rtype in _OUTPUT_REDIRECTS:
             if rtype == ">&" and (word.text.isdigit() or word.text == "-"):
-                return
+                return None
             self.write_target(word, cwds, f"written by `{label} {rtype} {word.text}`")
         elif rtype in ("<", "<&"):
-            if rtype == "<&" and (word.text.isdigit() or word.text == "-"):
-                return
+            if rtype == "<&" and word.text == "-":
+                return None
             if not word.dynamic:
                 self.paths.append(PathAccess(self._tilde(word), cwds, "read", f"read by `{label} {rtype} {word.text}`"))
+            if to_stdin:
+                return _Stdin("file", origin=f"`{word.text}`")
+        return None
 
-    def write_target(self, word: _Word, cwds: Cwds, origin: str) -> None:
+    def write_target(self, word: Word, cwds: Cwds, origin: str, *, required: bool = True) -> None:
         if word.dynamic:
             self.opaque.append(Opaque(word.text, f"{origin} writes to a path computed at run time", kind="path"))
             return
         path = self._tilde(word)
         if _DEV_SINKS.fullmatch(path):
             return
-        self.paths.append(PathAccess(path, cwds, "write", origin, glob=bool(re.search(r"[*?\[]", path))))
+        self.paths.append(PathAccess(path, cwds, "write", origin, glob=bool(_GLOB.search(path)), required=required))
 
-    def heredoc(self, node: Any, cwds: Cwds, depth: int, shell: str | None) -> None:
+    def heredoc_body(self, node: Any) -> tuple[str, bool]:
+        """A here-document's body and whether it is literal (quoted delimiter)."""
         delimiter = getattr(node.output, "word", "")
         body = getattr(getattr(node, "heredoc", None), "value", "") or ""
         if body.endswith(delimiter):
             body = body[: -len(delimiter)]
         # literal only when every here-document with this delimiter had it quoted
         literal = delimiter in self.quoted_delimiters and delimiter not in self.unquoted_delimiters
+        return body, literal
+
+    def heredoc(self, node: Any) -> _Stdin:
+        body, literal = self.heredoc_body(node)
         if not literal and ("$(" in body or "`" in body):
             self.opaque.append(textual_opaque(body, "an unquoted here-document runs command substitutions"))
-            return
-        if shell is not None:
-            self.nested_script(body, cwds, depth, f"{shell} <<{delimiter}")
+            return _Stdin("pipe", origin="a here-document with command substitutions")
+        return _Stdin("literal", body, "a here-document")
 
-    def _tilde(self, word: _Word) -> str:
+    def _tilde(self, word: Word) -> str:
         text = word.text
         if word.tilde and (text == "~" or text.startswith("~/")):
             return self.home + text[1:]
@@ -708,249 +824,26 @@ def _safe_env(name: str) -> bool:
     return name in SAFE_ENV_NAMES or name.startswith("LC_")
 
 
-# -- wrappers --------------------------------------------------------------------------
-
-@attrs.frozen
-class _Unwrap:
-    """How a wrapper runs what it wraps.
-
-    ``transparent``: only the inner commands must be allowed; ``guarded``: the wrapper and
-    the inner commands; ``script``: ``script`` is parsed and judged; ``opaque``: ``reason``.
-    """
-
-    mode: Literal["transparent", "guarded", "script", "opaque"]
-    inners: tuple[tuple[_Word, ...], ...] = ()
-    assignments: tuple[_Word, ...] = ()
-    script: str = ""
-    reason: str = ""
-
-
-_Outcome = _Unwrap | None
-"""``None``: not wrapping anything here (a plain command)."""
-
-
-def _opaque(reason: str) -> _Unwrap:
-    return _Unwrap("opaque", reason=reason)
-
-
-def _wraps(*inners: Sequence[_Word], mode: Literal["transparent", "guarded"] = "transparent",
-           assignments: Sequence[_Word] = ()) -> _Unwrap:
-    return _Unwrap(mode, tuple(tuple(i) for i in inners if i), tuple(assignments))
-
-
-def _after_options(spec: _Options, what: str) -> Callable[[list[_Word]], _Outcome]:
-    def handler(args: list[_Word]) -> _Outcome:
-        scanned = _skip_options(args, spec)
-        if scanned is None:
-            return _opaque(f"`{what}` with options the rules do not know")
-        start, _ = scanned
-        inner = args[start:]
-        if not inner:
-            return None
-        return _wraps(inner)
-
-    return handler
-
-
-def _command_builtin(args: list[_Word]) -> _Outcome:
-    scanned = _skip_options(args, _COMMAND)
-    if scanned is None:
-        return _opaque("`command` with options the rules do not know")
-    start, seen = scanned
-    if any(opt in ("-v", "-V") for opt, _ in seen) or not args[start:]:
-        return None  # only looks the name up
-    return _wraps(args[start:])
-
-
-def _exec(args: list[_Word]) -> _Outcome:
-    scanned = _skip_options(args, _EXEC)
-    if scanned is None:
-        return _opaque("`exec` with options the rules do not know")
-    inner = args[scanned[0] :]
-    return _wraps(inner) if inner else None
-
-
-def _timeout(args: list[_Word]) -> _Outcome:
-    scanned = _skip_options(args, _TIMEOUT)
-    if scanned is None:
-        return _opaque("`timeout` with options the rules do not know")
-    rest = args[scanned[0] :]
-    if len(rest) < 2:
-        return None
-    return _wraps(rest[1:])
-
-
-def _env(args: list[_Word]) -> _Outcome:
-    if any(a.text in ("-S", "-C") or a.text.startswith(("--split-string", "--chdir", "-S", "-C")) for a in args):
-        return _opaque("`env` that splits strings or changes directory")
-    cleaned = [a for a in args if a.text != "-"]
-    scanned = _skip_options(cleaned, _ENV)
-    if scanned is None:
-        return _opaque("`env` with options the rules do not know")
-    rest = cleaned[scanned[0] :]
-    assignments: list[_Word] = []
-    while rest and _ASSIGNMENT.match(rest[0].text):
-        assignments.append(rest[0])
-        rest = rest[1:]
-    if not rest:
-        return None
-    return _wraps(rest, assignments=assignments)
-
-
-def _privileged(spec: _Options, what: str) -> Callable[[list[_Word]], _Outcome]:
-    def handler(args: list[_Word]) -> _Outcome:
-        if what == "sudo" and any(a.text in ("-e", "--edit") for a in args):
-            return _opaque("`sudo -e` edits files as another user")
-        if any(a.text.startswith(("--chdir", "-D")) for a in args):
-            return _opaque(f"`{what}` that changes directory")
-        scanned = _skip_options(args, spec)
-        if scanned is None:
-            return _opaque(f"`{what}` with options the rules do not know")
-        inner = args[scanned[0] :]
-        if not inner:
-            return None
-        return _wraps(inner, mode="guarded")
-
-    return handler
-
-
-def _xargs(args: list[_Word]) -> _Outcome:
-    replace: str | None = None
-    cleaned: list[_Word] = []
-    for arg in args:
-        text = arg.text
-        if text.startswith("-i") and not text.startswith("--"):  # -i[R]: replace mode
-            replace = text[2:] or "{}"
+def _word_suffixes(name: str, words: Sequence[Word]) -> list[str]:
+    """The word suffixes of an unknown command that may be a command it runs: each starts
+    at a literal argument that is not an option (nor the subcommand of a tool such as
+    ``git``); whitespace inside a word becomes :data:`WORD_SPACE`."""
+    word_texts = [_WHITESPACE.sub(WORD_SPACE, t) for t in texts(words)]
+    sub = subcommand_index(name, texts(words[1:]))
+    skip = None if sub is None else sub + 1
+    forms: list[str] = []
+    for index in range(1, len(words)):
+        word = words[index]
+        if index == skip or word.dynamic or not word.text or word.text.startswith("-") or SENTINEL in word.text:
             continue
-        if text.startswith(("-e", "-l")) and not text.startswith("--") and len(text) > 2:
-            continue  # -eEOF / -lN with attached values
-        if text in ("-e", "-l"):
-            continue
-        cleaned.append(arg)
-    scanned = _skip_options(cleaned, _XARGS)
-    if scanned is None:
-        return _opaque("`xargs` with options the rules do not know")
-    start, seen = scanned
-    for option, value in seen:
-        if option in ("-I", "--replace"):
-            replace = value or "{}"
-    inner = cleaned[start:] or [_Word("echo")]
-    if replace:
-        words = [_Word(w.text.replace(replace, SENTINEL), w.dynamic, w.tilde) for w in inner]
-    else:
-        words = [*inner, _Word(SENTINEL)]
-    return _wraps(words)
+        tail = word_texts[index:]
+        forms.append(" ".join(tail))
+        if "/" in tail[0]:
+            forms.append(" ".join([posixpath.basename(tail[0]), *tail[1:]]))
+    return forms
 
 
-def _find(args: list[_Word]) -> _Outcome:
-    inners: list[list[_Word]] = []
-    i = 0
-    while i < len(args):
-        if args[i].text in ("-exec", "-execdir", "-ok", "-okdir"):
-            j = i + 1
-            inner: list[_Word] = []
-            while j < len(args) and args[j].text not in (";", "+"):
-                inner.append(_Word(args[j].text.replace("{}", SENTINEL), args[j].dynamic, args[j].tilde))
-                j += 1
-            if j == len(args) or not inner:
-                return _opaque("`find -exec` without its terminating `;` or `+`")
-            inners.append(inner)
-            i = j
-        i += 1
-    if not inners:
-        return None
-    return _wraps(*inners, mode="guarded")
-
-
-def _shell(args: list[_Word]) -> _Outcome:
-    script_mode = False
-    i = 0
-    while i < len(args):
-        text = args[i].text
-        if args[i].dynamic:
-            return _opaque("a shell started with options computed at run time")
-        if text == "--":
-            i += 1
-            break
-        if text.startswith("--"):
-            if text in _SHELL.long_flags:
-                i += 1
-                continue
-            if text in _SHELL.long_valued:
-                i += 2
-                continue
-            return _opaque(f"a shell started with the option {text!r}")
-        if text.startswith(("-", "+")) and len(text) > 1:
-            letters = text[1:]
-            if not all(ch in _SHELL.flags + _SHELL.valued for ch in letters):
-                return _opaque(f"a shell started with the option {text!r}")
-            if "c" in letters:
-                script_mode = True
-            if letters[-1] in _SHELL.valued:
-                i += 1
-            i += 1
-            continue
-        break
-    if not script_mode:
-        return None  # runs a script file or reads standard input: judged as written
-    if i >= len(args):
-        return _opaque("`-c` without a command string")
-    if args[i].dynamic:
-        return _opaque("a shell running a command string computed at run time")
-    return _Unwrap("script", script=args[i].text)
-
-
-def _eval(args: list[_Word]) -> _Outcome:
-    if any(a.dynamic for a in args):
-        return _opaque("`eval` of text computed at run time")
-    if not args:
-        return None
-    return _Unwrap("script", script=" ".join(_texts(args)))
-
-
-def _watch(args: list[_Word]) -> _Outcome:
-    scanned = _skip_options(args, _WATCH)
-    if scanned is None:
-        return _opaque("`watch` with options the rules do not know")
-    start, seen = scanned
-    rest = args[start:]
-    if not rest:
-        return None
-    if any(opt in ("-x", "--exec") for opt, _ in seen):
-        return _wraps(rest)
-    if any(a.dynamic for a in rest):
-        return _opaque("`watch` of text computed at run time")
-    return _Unwrap("script", script=" ".join(_texts(rest)))
-
-
-def _time(args: list[_Word]) -> _Outcome:
-    scanned = _skip_options(args, _TIME)
-    if scanned is None:
-        return _opaque("`time` with options the rules do not know")
-    start, seen = scanned
-    for option, value in seen:
-        if option in ("-o", "--output") and value:
-            return _opaque("`time -o` writes a file")
-    rest = args[start:]
-    return _wraps(rest) if rest else None
-
-
-_WRAPPERS: Final[dict[str, Callable[[list[_Word]], _Outcome]]] = {
-    "command": _command_builtin,
-    "builtin": _after_options(_Options(), "builtin"),
-    "exec": _exec,
-    "nohup": _after_options(_Options(), "nohup"),
-    "setsid": _after_options(_SETSID, "setsid"),
-    "nice": _after_options(_NICE, "nice"),
-    "timeout": _timeout,
-    "stdbuf": _after_options(_STDBUF, "stdbuf"),
-    "time": _time,
-    "env": _env,
-    "sudo": _privileged(_SUDO, "sudo"),
-    "doas": _privileged(_DOAS, "doas"),
-    "xargs": _xargs,
-    "find": _find,
-    "eval": _eval,
-    "watch": _watch,
-    **{name: _shell for name in _SHELLS},
-}
+def show_command(text: str, limit: int = 200) -> str:
+    """``text`` for reasons: unknown arguments as ``…``, at most ``limit`` characters."""
+    text = text.replace(SENTINEL, "…").replace(WORD_SPACE, " ")
+    return text if len(text) <= limit else text[: limit - 1] + "…"

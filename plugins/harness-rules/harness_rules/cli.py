@@ -12,8 +12,17 @@
 * ``harness rules list [--rules FILE ...] [--cwd DIR] [--json]`` shows the rules in force,
   layer by layer, with their lines.
 
-Exit status: 0 whatever the decision; 1 for an invalid rules file (the message gives
-``file:line``) or a tool input its schema rejects; 2 for usage errors.
+INPUT_JSON must be a JSON object; it is checked against the tool's input schema (a
+``--harness`` built-in's declared schema, an installed host tool's schema, or the shapes the
+baseline extractors read: ``bash`` needs ``command``, ``read``/``write``/``edit`` a path,
+``grep``/``glob`` a ``pattern``), so a misspelt key is reported instead of judged as a call
+touching nothing.
+
+Exit status: 0 whatever the decision; 1 for a runtime error (an invalid rules file, whose
+message gives ``file:line``; a missing ``--rules`` file), printed as ``harness: error:
+MESSAGE`` like the core command line's errors; 2 for usage errors in click's format (bad
+JSON, an input that is not an object or that the tool's schema rejects, an unknown option,
+mode or harness).
 """
 
 from __future__ import annotations
@@ -23,7 +32,7 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import click
 
@@ -34,22 +43,33 @@ from harness_core import (
     HarnessTool,
     PermissionMode,
     ToolCall,
+    ToolInputError,
     ToolResources,
 )
 
 from ._engine import RuleVerdict
 from ._errors import RulesError
 from ._extract import BASELINE_BUILTINS, baseline_resources
+from ._inputs import input_problem
 from ._names import COMMON_NAMES, NATIVE_ALIASES, canonical_tool
 from ._policy import RulesPolicy
 from ._syntax import Rule
 
-__all__ = ["rules"]
+__all__ = ["CommandFailed", "rules"]
 
 
 @click.group(name="rules")
 def rules() -> None:
     """Check calls against permission rules and list the rules in force."""
+
+
+class CommandFailed(click.ClickException):
+    """A runtime error of ``harness rules``: printed as ``harness: error: MESSAGE`` on
+    standard error (the core command line's style), exit status 1."""
+
+    def show(self, file: IO[Any] | None = None) -> None:
+        """Print ``harness: error: MESSAGE`` to standard error."""
+        click.echo(f"harness: error: {self.format_message()}", err=True)
 
 
 def _policy(rules_files: tuple[str, ...], cwd: str | None) -> RulesPolicy:
@@ -58,21 +78,48 @@ def _policy(rules_files: tuple[str, ...], cwd: str | None) -> RulesPolicy:
             return RulesPolicy(files=list(rules_files), cwd=cwd)
         return RulesPolicy(discover=True, cwd=cwd)
     except RulesError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise CommandFailed(str(exc)) from None
 
 
-def _parse_input(text: str) -> Any:
+def _parse_input(text: str) -> dict[str, Any]:
+    """INPUT_JSON (``-``: standard input) as a JSON object.
+
+    Raises:
+        click.BadParameter: not JSON, or JSON that is not an object (exit status 2).
+    """
     if text == "-":
         text = sys.stdin.read()
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except json.JSONDecodeError as exc:
         raise click.BadParameter(f"not valid JSON: {exc}", param_hint="INPUT_JSON") from None
+    if not isinstance(value, dict):
+        kind = {str: "string", list: "array", bool: "boolean", int: "number", float: "number"}.get(
+            type(value), "null")
+        raise click.BadParameter(
+            f"must be a JSON object holding the call's arguments, such as '{{\"command\": \"git status\"}}', "
+            f"not a JSON {kind} ({_clip(text)})",
+            param_hint="INPUT_JSON",
+        )
+    return value
 
 
-def _resolve(tool: str, tool_input: Any, harness_id: str | None,
+def _clip(text: str, limit: int = 60) -> str:
+    text = text.strip()
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _bad_input(problem: str) -> click.BadParameter:
+    return click.BadParameter(problem, param_hint="INPUT_JSON")
+
+
+def _resolve(tool: str, tool_input: dict[str, Any], harness_id: str | None,
              ) -> tuple[ToolCall, HarnessTool | BuiltinTool | None, ToolResources | None]:
-    """The call, the tool it names and the resources it touches."""
+    """The call, the tool it names and the resources it touches.
+
+    Raises:
+        click.BadParameter: an unknown harness, or an input the tool's schema rejects.
+    """
     if harness_id is not None:
         from harness_core import get_plugin_manager
 
@@ -82,8 +129,11 @@ def _resolve(tool: str, tool_input: Any, harness_id: str | None,
             raise click.BadParameter(f"no installed adapter provides harness {harness_id!r}", param_hint="--harness")
         for builtin in declared:
             if tool in (builtin.name, builtin.native_name):
-                return _builtin_call(builtin, tool_input, tool)
+                return _builtin_call(builtin, tool_input, tool, harness_id)
     if tool in COMMON_NAMES or tool in NATIVE_ALIASES:
+        problem = input_problem(tool, tool_input)
+        if problem is not None:
+            raise _bad_input(problem)
         canonical = canonical_tool(tool)
         baseline = next(b for b in BASELINE_BUILTINS if b.name == canonical)
         call = ToolCall(tool_call_id="check", tool_name=canonical, input=tool_input, provider_executed=True,
@@ -94,22 +144,29 @@ def _resolve(tool: str, tool_input: Any, harness_id: str | None,
     host = get_plugin_manager().hooks.tools().get(tool)
     if host is not None:
         host_tool = host[1]
-        validated = host_tool.validate(tool_input)
+        try:
+            validated = host_tool.validate(tool_input)
+        except ToolInputError as exc:
+            raise _bad_input(str(exc)) from None
         call = ToolCall(tool_call_id="check", tool_name=tool, input=validated)
         return call, host_tool, host_tool.resources_for(validated)
     return ToolCall(tool_call_id="check", tool_name=tool, input=tool_input), None, None
 
 
-def _builtin_call(builtin: BuiltinTool, tool_input: Any, called_as: str,
+def _builtin_call(builtin: BuiltinTool, tool_input: dict[str, Any], called_as: str, harness_id: str,
                   ) -> tuple[ToolCall, BuiltinTool, ToolResources | None]:
+    problem = input_problem(called_as, tool_input, builtin.input_schema)
+    if problem is not None:
+        raise _bad_input(problem)
     native = builtin.native_name if builtin.native_name != builtin.name else None
     call = ToolCall(tool_call_id="check", tool_name=builtin.name, input=tool_input, provider_executed=True,
                     native_tool_name=native)
     try:
-        resources = builtin.resources_for(tool_input) if isinstance(tool_input, dict) else None
-    except Exception as exc:
-        raise click.ClickException(
-            f"the {called_as!r} built-in's resources extractor failed on this input: {type(exc).__name__}: {exc}"
+        resources = builtin.resources_for(tool_input)
+    except Exception as exc:  # the adapter's extractor, on an input its schema accepts
+        raise CommandFailed(
+            f"harness {harness_id!r} cannot tell what its {called_as!r} built-in touches for this input (its "
+            f"resources extractor raised {type(exc).__name__}: {exc}); the call cannot be judged"
         ) from None
     return call, builtin, resources
 
@@ -156,7 +213,7 @@ def check(tool: str, input_json: str, rules_files: tuple[str, ...], cwd: str | N
         verdict = policy.evaluate(call, context)
         merged = _merged(policy, call, context, mode) if mode is not None else None
     except HarnessError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise CommandFailed(str(exc)) from None
     if as_json:
         out = verdict.to_json()
         if merged is not None:
@@ -234,7 +291,7 @@ def list_rules(rules_files: tuple[str, ...], cwd: str | None, as_json: bool) -> 
     try:
         layers = policy.layers(root)
     except RulesError as exc:
-        raise click.ClickException(str(exc)) from None
+        raise CommandFailed(str(exc)) from None
     known = _known_tool_names()
     if as_json:
         click.echo(json.dumps({

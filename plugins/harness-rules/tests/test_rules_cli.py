@@ -117,10 +117,10 @@ def test_bad_rules_file_exits_1_with_file_and_line(project: Layout, tmp_path: Pa
 def test_usage_errors_exit_2(project: Layout, tmp_path: Path) -> None:
     assert _run("check", "bash", "{not json")[0] == 2
     assert _run("check", "bash")[0] == 2
-    assert _run("check", "bash", "{}", "--mode", "yolo")[0] == 2
-    assert _run("check", "bash", "{}", "--cwd", str(tmp_path / "missing"))[0] == 2
-    code, _, err = _run("check", "bash", "{}", "--rules", str(tmp_path / "missing.toml"))
-    assert code == 1 and "no such rules file" in err
+    assert _run("check", "bash", '{"command": "ls"}', "--mode", "yolo")[0] == 2
+    assert _run("check", "bash", '{"command": "ls"}', "--cwd", str(tmp_path / "missing"))[0] == 2
+    code, _, err = _run("check", "bash", '{"command": "ls"}', "--rules", str(tmp_path / "missing.toml"))
+    assert code == 1 and err == f"harness: error: {tmp_path / 'missing.toml'}: no such rules file\n"
 
 
 def test_input_from_stdin(project: Layout) -> None:
@@ -163,7 +163,7 @@ def test_harness_option_uses_declared_builtins(project: Layout) -> None:
                           "--json")
     assert code == 0, err
     assert json.loads(out)["decision"] == "deny"
-    code, _, err = _run("check", "bash", "{}", "--harness", "no-such-harness")
+    code, _, err = _run("check", "bash", '{"command": "ls"}', "--harness", "no-such-harness")
     assert code == 2 and "no-such-harness" in err
 
 
@@ -192,4 +192,4 @@ def test_host_tools_from_installed_tool_packs(project: Layout, tmp_path: Path) -
     code, out, _ = _run(*base, "{}", *options)
     assert code == 0 and json.loads(out)["decision"] == "deny"
     code, _, err = _run(*base, '{"bogus": 1}', *options)
-    assert code == 1 and "git_diff" in err
+    assert code == 2 and "git_diff" in err and "bogus" in err and err.startswith("Usage:")

@@ -145,9 +145,9 @@ CASES: list[tuple[str, str, str | None]] = [
     # things computed at run time: never allowed; denied when a denied command shows
     ('eval "$CMD"', "ask", None),
     ("$CMD -rf /", "ask", None),
-    ("$(echo rm) -rf /", "ask", None),
+    ("$(echo rm) -rf /", "deny", "bash(rm *)"),  # a name written inside the computed name
     ('bash -c "$X"', "ask", None),
-    ("$'rm' -rf /", "ask", None),  # ANSI-C quoting: bashlex decodes it wrongly, so never trusted
+    ("$'rm' -rf /", "deny", "bash(rm *)"),  # ANSI-C quoting: never allowed; the name written in it counts
     ("$'\\x72m' -rf /", "ask", None),
     ("{rm,-rf,/}", "deny", "bash(rm *)"),  # brace expansion of the command name
     ("sudo {rm,-rf,/}", "deny", "bash(rm *)"),
