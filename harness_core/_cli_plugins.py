@@ -5,12 +5,18 @@ errors here: they appear in the listing with their error (the warnings discovery
 about them are captured, so they do not clutter the output). ``--json`` prints one JSON
 document on stdout::
 
-    harness plugins --json  ->  {"plugins": [PluginRecord.to_json(), ...]}
+    harness plugins --json  ->  {"plugins": [PluginRecord.to_json() + {"problems": [str]}, ...],
+                                 "conflicts": [PluginConflict.to_json(), ...]}
     harness tools --json    ->  {"tools": [{"name", "description", "pack", "distribution",
                                             "version", "read_only", "input_schema"}, ...]}
 
-Exit status: 0 on success, 1 on an error (one line on stderr, e.g. a tool name two packs
-both contribute), 2 on a usage error.
+``harness plugins`` reports conflicts (a tool name or harness id several plugins
+contribute) without failing: each plugin involved lists them under ``problems`` and the
+table shows them in red. ``harness tools`` cannot list a tool two packs contribute, so it
+fails on a conflict.
+
+Exit status: 0 on success, 1 on an error (one line on stderr, e.g. ``harness tools`` with
+a tool name two packs both contribute), 2 on a usage error.
 """
 
 from __future__ import annotations
@@ -24,7 +30,13 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .plugins import HarnessPluginManager, PluginLoadWarning, PluginRecord, get_plugin_manager
+from .plugins import (
+    HarnessPluginManager,
+    PluginConflict,
+    PluginLoadWarning,
+    PluginRecord,
+    get_plugin_manager,
+)
 
 __all__ = ["COMMANDS", "plugins_command", "tools_command"]
 
@@ -53,17 +65,34 @@ def _echo_json(document: dict[str, Any]) -> None:
     click.echo(json.dumps(document, indent=2, ensure_ascii=False))
 
 
+def _problems_by_plugin(conflicts: list[PluginConflict]) -> dict[str, list[str]]:
+    """Each plugin's conflicts as messages, keyed by plugin name."""
+    problems: dict[str, list[str]] = {}
+    for conflict in conflicts:
+        for plugin in dict.fromkeys(conflict.plugins):
+            problems.setdefault(plugin, []).append(conflict.message)
+    return problems
+
+
 @click.command("plugins")
 @click.option("--json", "as_json", is_flag=True, help="Print the listing as JSON.")
 def plugins_command(as_json: bool) -> None:
     """List every plugin: name, distribution and version, kind, hooks, status.
 
     Plugins that failed to load are listed with their error; disabled ones
-    (HARNESS_DISABLE_PLUGINS) are listed as disabled.
+    (HARNESS_DISABLE_PLUGINS) are listed as disabled. Conflicts (a tool name or harness
+    id two plugins contribute, which makes agents refuse to start) are shown in red on
+    each plugin involved and after the table; they do not change the exit status.
     """
-    records = _manager().records()
+    manager = _manager()
+    records = manager.records()
+    conflicts = manager.hooks.conflicts()
+    problems = _problems_by_plugin(conflicts)
     if as_json:
-        _echo_json({"plugins": [record.to_json() for record in records]})
+        _echo_json({
+            "plugins": [record.to_json() | {"problems": problems.get(record.name, [])} for record in records],
+            "conflicts": [conflict.to_json() for conflict in conflicts],
+        })
         return
     table = Table(title="harness plugins", title_justify="left", expand=False)
     table.add_column("Name", style="bold", overflow="fold")
@@ -75,13 +104,19 @@ def plugins_command(as_json: bool) -> None:
         status = Text(record.status, style=_STATUS_STYLE.get(record.status, ""))
         if record.error:
             status.append(f"\n{record.error}", style="red")
+        for problem in problems.get(record.name, []):
+            status.append(f"\nconflict: {problem}", style="bold red")
         hooks = "\n".join(hook.removeprefix("harness_") for hook in record.hooks) or "-"
         table.add_row(record.name, _dist_label(record), record.kind, hooks, status)
     console = _console()
     console.print(table)
+    for conflict in conflicts:
+        console.print(Text(f"conflict: {conflict.message}", style="bold red"))
     failed = sum(1 for record in records if record.status == "failed")
     summary = f"{len(records)} plugin(s), {failed} failed"
-    console.print(summary, style="red" if failed else None)
+    if conflicts:
+        summary += f", {len(conflicts)} conflict(s)"
+    console.print(summary, style="red" if failed or conflicts else None)
 
 
 @click.command("tools")

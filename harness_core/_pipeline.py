@@ -75,7 +75,9 @@ class ToolExecutionEnd:
         output: what the runtime received.
         error: the detailed error: a :class:`~harness_core.errors.ToolInputError`, a
             :class:`pydantic.ValidationError` or ``LookupError`` for context problems (the
-            runtime only saw a generic message), or the exception ``execute`` raised.
+            runtime only saw a generic message), the exception ``execute`` (or
+            ``to_model_output``) raised, or the ``TimeoutError`` of ``tool_timeout``;
+            ``None`` when the call succeeded.
         context: the validated context the tool ran with, or ``None``.
         duration: seconds spent executing (0 for calls rejected before execution).
         tools_context: the tools context map in effect for the call (host-only).
@@ -260,8 +262,11 @@ class HostCallSetup:
         """Run one approved call through ``harness_execute_tool``.
 
         Returns:
-            ``(output, error, seconds)``; ``error`` is the exception a wrapper or the hook
-            machinery raised (already turned into an error result), else ``None``.
+            ``(output, error, seconds)``; ``error`` is the exception behind an error
+            result: the one ``execute`` (or ``to_model_output``) raised, the
+            ``TimeoutError`` of a timeout (both carried by
+            :attr:`~harness_core.output.ToolOutput.exception`, which is stripped from
+            ``output``), or one a wrapper or the hook machinery raised; else ``None``.
 
         Raises:
             ToolExecutionError: ``on_error="fail"`` and ``execute`` raised.
@@ -291,6 +296,11 @@ class HostCallSetup:
                 raise ToolExecutionError(tool.name, call.tool_call_id, exc) from exc
             error = exc
             output = ToolOutput(f"Error: {type(exc).__name__}: {exc}", is_error=True)
+        if output.exception is not None:
+            # The executor turned a raise (or timeout) into this error result: the callback
+            # gets the exception; the runtime gets the result without it.
+            error = error or output.exception
+            output = attrs.evolve(output, exception=None)
         return output, error, time.monotonic() - started
 
     async def notify_end(self, event: ToolExecutionEnd) -> None:

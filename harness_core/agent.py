@@ -61,7 +61,13 @@ from .approval import ApprovalStatus, PermissionMode, ToolApprovalSetting
 from .contexts import FilterRequest, OnError, ProjectionContext
 from .errors import HarnessConfigurationError, ToolNameConflictError, TurnStateError
 from .parts import Part, ToolApprovalRequestPart
-from .plugins import CORE_PLUGINS, HarnessPluginManager, create_plugin_manager, get_plugin_manager
+from .plugins import (
+    CORE_PLUGINS,
+    DISABLE_ENV,
+    HarnessPluginManager,
+    create_plugin_manager,
+    get_plugin_manager,
+)
 from .result import GenerateResult, StreamResult, collect_parts
 from .sandbox import Sandbox
 from .session import HarnessSession, TurnRecord
@@ -201,7 +207,11 @@ class HarnessAgent:
             without built-in approvals; a bad ``tool_approval`` status or a key that is no
             host tool; ``tools_context`` when no tool declares a context schema, missing
             when one requires it (and no ``prepare_call``), or not matching a schema; an
-            unknown harness id; a plugin that failed to register.
+            unknown harness id; a plugin that failed to register; ``tool_approval``
+            entries while the core ``tool-approval`` plugin is not loaded, or a permission
+            mode other than ``allow-all`` while the core ``permission-mode`` plugin is not
+            loaded (``HARNESS_DISABLE_PLUGINS`` blocks it, say): the setting could not be
+            honoured, so the agent fails closed instead of running tools unasked.
         ToolNameConflictError: two tools with the same name (both sources named).
     """
 
@@ -255,6 +265,7 @@ class HarnessAgent:
         self._active, self._inactive = self._check_filters(active_tools, inactive_tools)
         self._check_capabilities()
         self._tool_approval = self._check_tool_approval(tool_approval)
+        self._check_policy_plugins()
         self._tools_context = self._check_tools_context(tools_context, where="tools_context", at_construction=True)
 
     # -- construction helpers --------------------------------------------------------
@@ -412,6 +423,42 @@ class HarnessAgent:
                     raise HarnessConfigurationError(str(exc)) from None
             checked[name] = setting
         return checked
+
+    def _policy_missing(self, plugin: str) -> str | None:
+        """Why the core policy ``plugin`` is not enforcing anything here, or ``None`` if it is."""
+        if self._manager.pm.get_plugin(plugin) is not None:
+            return None
+        if plugin in self._manager.disabled_names:
+            blocked = ",".join(sorted(self._manager.disabled_names))
+            return f"is disabled by {DISABLE_ENV} (set to {blocked!r})"
+        return "is not registered on this agent's plugin manager (created with register_core=False?)"
+
+    def _check_policy_plugins(self) -> None:
+        """Refuse settings whose enforcing core policy plugin is not loaded (fail closed).
+
+        ``tool_approval`` is enforced by the core ``tool-approval`` plugin and a permission
+        mode other than ``allow-all`` by the core ``permission-mode`` plugin. Without them
+        the settings would be silently ignored and tools would run unasked, so the agent
+        refuses to be built instead.
+        """
+        enforced = sorted(
+            name for name, setting in self._tool_approval.items()
+            if callable(setting) or setting is not ApprovalStatus.NOT_APPLICABLE
+        )
+        why = self._policy_missing("tool-approval")
+        if enforced and why is not None:
+            raise HarnessConfigurationError(
+                f"tool_approval is set for {', '.join(map(repr, enforced))}, but the core plugin 'tool-approval' that "
+                f"enforces it {why}; the setting cannot be honoured. Re-enable the plugin (remove it from "
+                "HARNESS_DISABLE_PLUGINS) or drop tool_approval"
+            )
+        why = self._policy_missing("permission-mode")
+        if self._permission_mode is not PermissionMode.ALLOW_ALL and why is not None:
+            raise HarnessConfigurationError(
+                f"permission_mode {self._permission_mode.value!r} is set, but the core plugin 'permission-mode' that "
+                f"enforces it {why}; built-in calls would run without asking. Re-enable the plugin (remove it from "
+                "HARNESS_DISABLE_PLUGINS) or use permission_mode='allow-all'"
+            )
 
     def _context_tools(self) -> dict[str, HarnessTool]:
         return {name: tool for name, tool in self._host_tools.items() if tool.context_schema is not None}

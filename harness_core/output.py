@@ -105,11 +105,17 @@ class ToolOutput:
         is_error: the call failed; the model sees an error result.
         value: the structured value the tool returned, when it was not plain text (kept
             for ``tool-result`` parts and ``to_model_output``); ``None`` otherwise.
+        exception: host-only, keyword-only: the exception behind an error result (the
+            tool raised or timed out and ``on_error="return-to-model"`` turned it into
+            this result), so ``on_tool_execution_end`` can report it. Never serialized
+            (not in :meth:`to_json`), not compared, and the agent strips it before the
+            result reaches the runtime.
     """
 
     content: str = attrs.field(converter=sanitize_text)
     is_error: bool = False
     value: Any = attrs.field(default=None, eq=False)
+    exception: BaseException | None = attrs.field(default=None, eq=False, repr=False, kw_only=True)
 
     def to_json(self) -> dict[str, Any]:
         """The AI SDK-style mapping ``{"content": ..., "isError": ...}``."""
@@ -120,7 +126,8 @@ def normalize_output(result: object, *, limit: int = MAX_OUTPUT_CHARS) -> ToolOu
     """Turn whatever a tool returned into a bounded, serializable :class:`ToolOutput`.
 
     Args:
-        result: ``str`` or ``bytes`` (text), :class:`ToolOutput`, a mapping with exactly
+        result: ``str`` or ``bytes`` (text), :class:`ToolOutput` (its ``exception`` is
+            kept), a mapping with exactly
             the keys ``content`` and optionally ``isError`` / ``is_error``, ``None``
             (empty text), or any other JSON-serializable value (sent as JSON text; the
             value is kept in :attr:`ToolOutput.value`).
@@ -129,8 +136,9 @@ def normalize_output(result: object, *, limit: int = MAX_OUTPUT_CHARS) -> ToolOu
     Raises:
         TypeError: the value is not JSON-serializable (the message names its type).
     """
+    exception: BaseException | None = None
     if isinstance(result, ToolOutput):
-        content, is_error, value = result.content, result.is_error, result.value
+        content, is_error, value, exception = result.content, result.is_error, result.value, result.exception
     elif isinstance(result, str | bytes | bytearray):
         content, is_error, value = sanitize_text(result), False, None
     elif result is None:
@@ -148,7 +156,7 @@ def normalize_output(result: object, *, limit: int = MAX_OUTPUT_CHARS) -> ToolOu
             content, value = _to_json_text(raw), raw
     else:
         content, is_error, value = _to_json_text(result), False, result
-    return ToolOutput(truncate_text(sanitize_text(content), limit), is_error, value)
+    return ToolOutput(truncate_text(sanitize_text(content), limit), is_error, value, exception=exception)
 
 
 def _to_json_text(value: object) -> str:

@@ -105,7 +105,8 @@ class Part(_Model):
     type: str
 
     def to_json(self) -> dict[str, Any]:
-        """The part as AI SDK-style JSON data (camelCase keys, ``None`` fields left out)."""
+        """The part as a JSON-compatible dict in the AI SDK's shape (camelCase keys,
+        ``None`` fields left out); use :func:`json.dumps` on it for text."""
         return self.model_dump(mode="json", by_alias=True, exclude_none=True)
 
 

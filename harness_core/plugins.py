@@ -54,6 +54,7 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "HarnessPluginManager",
     "HookFacade",
+    "PluginConflict",
     "PluginKind",
     "PluginLoadWarning",
     "PluginRecord",
@@ -115,6 +116,41 @@ class PluginRecord:
     def to_json(self) -> dict[str, Any]:
         """The record as JSON data."""
         return attrs.asdict(self, recurse=False) | {"hooks": list(self.hooks)}
+
+
+@attrs.frozen
+class PluginConflict:
+    """A name several plugin contributions claim, as ``harness plugins`` reports it.
+
+    A conflict is not a load failure (every plugin involved loaded), but any agent that
+    would use the contributions refuses to start (``ToolNameConflictError`` for tools,
+    ``HarnessConfigurationError`` for harness ids) until one plugin is disabled.
+
+    Attributes:
+        kind: ``"tool"`` (a host tool name from ``harness_tools``) or ``"harness"`` (a
+            harness id from ``harness_adapters``).
+        name: the contested tool name or harness id.
+        plugins: the contributing plugin names, sorted; a name appears twice when one
+            plugin contributes the name twice.
+    """
+
+    kind: Literal["tool", "harness"]
+    name: str
+    plugins: tuple[str, ...]
+
+    @property
+    def message(self) -> str:
+        """One line naming the kind, the name and every contributing plugin."""
+        what = "tool" if self.kind == "tool" else "harness id"
+        names = list(dict.fromkeys(self.plugins))
+        if len(names) == 1:
+            return f"{what} {self.name!r} is contributed {len(self.plugins)} times by plugin {names[0]!r}"
+        listed = ", ".join(map(repr, names[:-1])) + f" and {names[-1]!r}"
+        return f"{what} {self.name!r} is contributed by plugins {listed}; disable one with {DISABLE_ENV}"
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"kind", "name", "plugins", "message"}`` as JSON data."""
+        return {"kind": self.kind, "name": self.name, "plugins": list(self.plugins), "message": self.message}
 
 
 def _core_plugins() -> dict[str, object]:
@@ -507,6 +543,40 @@ class HookFacade:
                         f"and plugin {self._label(plugin)}; disable one with HARNESS_DISABLE_PLUGINS"
                     )
                 found[tool.name] = (plugin, tool)
+        return found
+
+    def conflicts(self) -> list[PluginConflict]:
+        """Every tool name and harness id that more than one contribution claims.
+
+        Unlike :meth:`tools` and :meth:`adapters` this never raises: a plugin whose
+        registration hook raises now is skipped (its problem shows when an agent uses it).
+
+        Returns:
+            The conflicts, tools first, each kind sorted by name.
+        """
+        found: list[PluginConflict] = []
+        hooks: tuple[tuple[Literal["tool", "harness"], str], ...] = (
+            ("tool", "harness_tools"), ("harness", "harness_adapters"),
+        )
+        for kind, hook_name in hooks:
+            sources: dict[str, list[str]] = {}
+            caller = getattr(self._hook, hook_name)
+            for impl in reversed(caller.get_hookimpls()):
+                if impl.hookwrapper or impl.wrapper:
+                    continue
+                try:
+                    result = impl.function()
+                    names = (
+                        [tool.name for tool in result or ()] if kind == "tool" else [str(key) for key in result or {}]
+                    )
+                except Exception:
+                    continue
+                for name in names:
+                    sources.setdefault(name, []).append(impl.plugin_name)
+            found.extend(
+                PluginConflict(kind, name, tuple(sorted(plugins)))
+                for name, plugins in sorted(sources.items()) if len(plugins) > 1
+            )
         return found
 
     def _label(self, plugin: str) -> str:

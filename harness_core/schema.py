@@ -2,11 +2,22 @@
 
 A tool's ``input`` is either
 
-* a JSON Schema object restricted to the subset every harness runtime understands
-  (:data:`SUPPORTED_KEYWORDS`), checked recursively when the tool is defined, or
+* a hand-written JSON Schema object, restricted to the subset every harness runtime
+  understands (:data:`SUPPORTED_KEYWORDS`), checked recursively when the tool is defined
+  (unsupported keywords, malformed values, contradictory bounds such as ``minimum`` >
+  ``maximum``, and ``required`` names missing from ``properties`` are refused, naming
+  their location), or
 * a pydantic model class, the Python counterpart of a Standard Schema that exports JSON
-  Schema: its exported schema must be self-contained (every ``$ref`` resolves inside the
-  document) and validation returns a model instance.
+  Schema. The subset restriction does **not** apply to it: pydantic validates the
+  arguments in the host, and runtimes get pydantic's export, made self-contained. Every
+  ``$ref`` is inlined and ``$defs`` dropped (so is OpenAPI's ``discriminator``
+  annotation, whose ``mapping`` points into ``$defs``); a recursive model cannot be
+  inlined and is refused. Otherwise the export is kept as pydantic produces it, so it may
+  contain ``anyOf`` (``Optional`` and unions), ``oneOf`` (discriminated unions),
+  ``pattern``, ``format``, ``default``, ``prefixItems`` (tuples), ``exclusiveMinimum`` /
+  ``exclusiveMaximum``, ``multipleOf`` and ``additionalProperties`` given a schema
+  (``dict[str, X]``): keywords the target runtimes' tool definitions accept. Validation
+  returns a model instance.
 
 Validation of JSON Schemas is delegated to :mod:`jsonschema` (Draft 2020-12); this module
 only enforces the subset and the Python pitfalls:
@@ -41,6 +52,7 @@ __all__ = [
     "check_schema_subset",
     "compile_input_schema",
     "decode_arguments",
+    "inline_refs",
 ]
 
 JsonSchema = dict[str, Any]
@@ -71,6 +83,9 @@ _JSON_TYPES: Final[frozenset[str]] = frozenset(
     {"object", "array", "string", "number", "integer", "boolean", "null"}
 )
 _NON_NEGATIVE_INT_KEYWORDS: Final[tuple[str, ...]] = ("minLength", "maxLength", "minItems", "maxItems")
+_BOUNDS: Final[tuple[tuple[str, str], ...]] = (
+    ("minimum", "maximum"), ("minLength", "maxLength"), ("minItems", "maxItems"),
+)
 _EMPTY_OBJECT_SCHEMA: Final[JsonSchema] = {"type": "object", "properties": {}}
 
 
@@ -90,9 +105,15 @@ def check_schema_subset(schema: object, location: str = "input") -> None:
         location: a dotted path naming the node in error messages, e.g.
             ``"input.properties.city"``.
 
+    Besides the keywords, it refuses what can never validate or never be described:
+    a lower bound above its upper bound (``minimum`` > ``maximum``, ``minLength`` >
+    ``maxLength``, ``minItems`` > ``maxItems``), and a ``required`` name missing from
+    ``properties`` when the node has ``properties`` (whatever ``additionalProperties``
+    says: the model would be required to send an argument nobody describes to it).
+
     Raises:
-        ToolDefinitionError: naming the location of the first unsupported keyword or
-            malformed value.
+        ToolDefinitionError: naming the location of the first unsupported keyword,
+            malformed value, contradictory bounds or undescribed required property.
     """
     if not isinstance(schema, Mapping):
         raise ToolDefinitionError(f"{location}: a schema must be an object, got {type(schema).__name__}")
@@ -122,10 +143,14 @@ def check_schema_subset(schema: object, location: str = "input") -> None:
                 raise ToolDefinitionError(f"{where}: must be a list of property names")
             props = schema.get("properties")
             if isinstance(props, Mapping):
+                # A required property nobody describes is a definition bug (a typo, or a
+                # property removed from "properties"): the model is never told about it.
                 missing = [n for n in value if n not in props]
-                if missing and schema.get("additionalProperties") is False:
+                if missing:
                     raise ToolDefinitionError(
-                        f"{where}: names {missing} are not in 'properties' and additionalProperties is false"
+                        f"{where}: {', '.join(map(repr, missing))} {'is' if len(missing) == 1 else 'are'} required "
+                        f"but not described in {location}.properties (properties: "
+                        f"{', '.join(map(repr, props)) or 'none'})"
                     )
         elif key == "enum":
             if not isinstance(value, list) or not value:
@@ -138,42 +163,112 @@ def check_schema_subset(schema: object, location: str = "input") -> None:
                 raise ToolDefinitionError(f"{where}: must be a number, got {value!r}")
         elif key in ("title", "description") and not isinstance(value, str):
             raise ToolDefinitionError(f"{where}: must be a string")
+    for low, high in _BOUNDS:
+        if low in schema and high in schema and schema[low] > schema[high]:
+            raise ToolDefinitionError(
+                f"{location}: {low} {schema[low]!r} is greater than {high} {schema[high]!r}, so no value is valid"
+            )
 
 
-def _check_refs(node: object, document: Mapping[str, Any], location: str) -> None:
-    if isinstance(node, Mapping):
-        ref = node.get("$ref")
-        if isinstance(ref, str):
-            if not ref.startswith("#/"):
-                raise ToolDefinitionError(f"{location}.$ref: {ref!r} points outside the schema")
-            target: object = document
-            for segment in ref[2:].split("/"):
-                segment = segment.replace("~1", "/").replace("~0", "~")
-                if not isinstance(target, Mapping) or segment not in target:
-                    raise ToolDefinitionError(f"{location}.$ref: {ref!r} does not resolve inside the schema")
-                target = target[segment]
-        for key, value in node.items():
-            _check_refs(value, document, f"{location}.{key}")
-    elif isinstance(node, list):
-        for index, value in enumerate(node):
-            _check_refs(value, document, f"{location}[{index}]")
+_SCHEMA_MAPS: Final[frozenset[str]] = frozenset({"properties", "patternProperties", "dependentSchemas"})
+"""Keywords whose value maps names (not keywords) to schemas."""
+_DATA_KEYWORDS: Final[frozenset[str]] = frozenset({"default", "examples", "const", "enum"})
+"""Keywords whose value is JSON data, never a schema (copied untouched)."""
+_DROPPED_KEYWORDS: Final[frozenset[str]] = frozenset({"$defs", "definitions", "discriminator"})
+"""Dropped from pydantic exports once ``$ref`` is inlined: the definitions, and OpenAPI's
+``discriminator`` annotation, whose ``mapping`` points into ``$defs``."""
 
 
-def _inline_root_ref(exported: JsonSchema) -> JsonSchema:
-    """Replace a top-level ``{"$ref": "#/$defs/X", "$defs": ...}`` by X itself.
+class _RecursiveSchemaError(ToolDefinitionError):
+    """Internal: a ``$ref`` leads back to a schema it is part of."""
 
-    pydantic exports a self-referencing model that way; runtimes want ``"type": "object"``
-    at the top. ``$defs`` stays in place, so inner references still resolve.
+
+def _resolve_pointer(document: Mapping[str, Any], ref: str, location: str) -> Any:
+    """The node a local JSON pointer (``#/$defs/X``) names in ``document``.
+
+    Raises:
+        ToolDefinitionError: the reference points outside the document or does not resolve.
     """
-    ref = exported.get("$ref")
-    defs = exported.get("$defs")
-    if not (isinstance(ref, str) and ref.startswith("#/$defs/") and isinstance(defs, Mapping)):
-        return exported
-    target = defs.get(ref[len("#/$defs/") :])
-    if not isinstance(target, Mapping):
-        return exported
-    rest = {k: v for k, v in exported.items() if k not in ("$ref", "$defs")}
-    return {**target, **rest, "$defs": defs}
+    if ref == "#":
+        return document
+    if not ref.startswith("#/"):
+        raise ToolDefinitionError(f"{location}: {ref!r} points outside the schema")
+    target: Any = document
+    for raw in ref[2:].split("/"):
+        segment = raw.replace("~1", "/").replace("~0", "~")
+        if isinstance(target, Mapping) and segment in target:
+            target = target[segment]
+        elif isinstance(target, list) and segment.isdigit() and int(segment) < len(target):
+            target = target[int(segment)]
+        else:
+            raise ToolDefinitionError(f"{location}: {ref!r} does not resolve inside the schema")
+    return target
+
+
+def _inline_node(node: Any, document: Mapping[str, Any], location: str, expanding: tuple[str, ...]) -> Any:
+    """``node`` (a schema) with every ``$ref`` replaced by a copy of its target, recursively."""
+    if not isinstance(node, Mapping):
+        return _inline_value(node, document, location, expanding)
+    ref = node.get("$ref")
+    if ref is not None:
+        where = f"{location}.$ref"
+        if not isinstance(ref, str):
+            raise ToolDefinitionError(f"{where}: must be a string, got {ref!r}")
+        if ref in expanding:
+            raise _RecursiveSchemaError(f"{where}: {ref!r} refers back to a schema that contains it")
+        target = _resolve_pointer(document, ref, where)
+        if not isinstance(target, Mapping):
+            raise ToolDefinitionError(f"{where}: {ref!r} does not point at a schema object")
+        resolved = _inline_node(target, document, location, (*expanding, ref))
+        siblings = _inline_node({k: v for k, v in node.items() if k != "$ref"}, document, location, expanding)
+        return {**resolved, **siblings}
+    out: dict[str, Any] = {}
+    for key, value in node.items():
+        where = f"{location}.{key}"
+        if key in _DROPPED_KEYWORDS:
+            continue
+        if key in _DATA_KEYWORDS:
+            out[key] = value
+        elif key in _SCHEMA_MAPS and isinstance(value, Mapping):
+            out[key] = {name: _inline_node(sub, document, f"{where}.{name}", expanding) for name, sub in value.items()}
+        else:
+            out[key] = _inline_value(value, document, where, expanding)
+    return out
+
+
+def _inline_value(value: Any, document: Mapping[str, Any], location: str, expanding: tuple[str, ...]) -> Any:
+    if isinstance(value, Mapping):
+        return _inline_node(value, document, location, expanding)
+    if isinstance(value, list):
+        return [_inline_value(item, document, f"{location}[{index}]", expanding) for index, item in enumerate(value)]
+    return value
+
+
+def inline_refs(exported: Mapping[str, Any], location: str = "input") -> JsonSchema:
+    """A self-contained copy of a JSON Schema: every local ``$ref`` inlined, ``$defs`` dropped.
+
+    ``{"$ref": "#/$defs/X", "description": "..."}`` becomes X's schema with the
+    ``description`` on top (siblings win). OpenAPI's ``discriminator`` annotation is
+    dropped with the definitions its ``mapping`` points at. Values of ``default``,
+    ``examples``, ``const`` and ``enum`` are data and are copied untouched.
+
+    Args:
+        exported: the schema (a pydantic model's ``model_json_schema()``, typically).
+        location: the root's name in error messages.
+
+    Returns:
+        A new schema without ``$ref``, ``$defs`` or ``discriminator``.
+
+    Raises:
+        ToolDefinitionError: a reference points outside the document, does not resolve
+            or is not a schema object (the message names its location); a subclass is
+            raised for a recursive schema (a reference back into a schema containing
+            it), which cannot be inlined.
+    """
+    result = _inline_node(exported, exported, location, ())
+    # Shared definitions were inlined as the same objects: give each place its own copy.
+    copied: JsonSchema = json.loads(json.dumps(result))
+    return copied
 
 
 def decode_arguments(tool_name: str, arguments: object) -> object:
@@ -272,9 +367,10 @@ def compile_input_schema(tool_name: str, input: object) -> ToolInputSchema:
         The compiled :class:`ToolInputSchema`.
 
     Raises:
-        ToolDefinitionError: the schema uses an unsupported keyword (naming its location),
-            is not an object schema, is not valid JSON Schema, or a pydantic model exports
-            a ``$ref`` that does not resolve.
+        ToolDefinitionError: the schema uses an unsupported keyword (naming its location)
+            or breaks a subset rule, is not an object schema, is not valid JSON Schema; a
+            pydantic model exports a ``$ref`` that does not resolve, is recursive, or does
+            not export an object schema.
     """
     if _is_model_class(input):
         try:
@@ -285,12 +381,17 @@ def compile_input_schema(tool_name: str, input: object) -> ToolInputSchema:
                 f"{type(exc).__name__}: {exc}"
             ) from None
         try:
-            _check_refs(exported, exported, "input")
+            exported = inline_refs(exported)
+        except _RecursiveSchemaError as exc:
+            raise ToolDefinitionError(
+                f"tool {tool_name!r}: input model {input.__name__} is recursive ({exc}); runtimes get a "
+                "self-contained schema with every $ref inlined, which a recursive model cannot have. Bound the "
+                "nesting with separate models per level, or take the nested part as JSON text"
+            ) from None
         except ToolDefinitionError as exc:
             raise ToolDefinitionError(
                 f"tool {tool_name!r}: the JSON Schema exported by {input.__name__} is not self-contained: {exc}"
             ) from None
-        exported = _inline_root_ref(exported)
         if exported.get("type") != "object":
             raise ToolDefinitionError(
                 f"tool {tool_name!r}: input model {input.__name__} must export an object schema "
@@ -308,6 +409,9 @@ def compile_input_schema(tool_name: str, input: object) -> ToolInputSchema:
         schema: JsonSchema = json.loads(json.dumps(input, allow_nan=False)) if input else dict(_EMPTY_OBJECT_SCHEMA)
     except (TypeError, ValueError) as exc:
         raise ToolDefinitionError(f"tool {tool_name!r}: input schema is not JSON data: {exc}") from None
+    if schema.get("type") == "object":
+        # Runtimes get "properties" at the top even when empty; check required against it.
+        schema.setdefault("properties", {})
     try:
         check_schema_subset(schema)
     except ToolDefinitionError as exc:
@@ -317,7 +421,6 @@ def compile_input_schema(tool_name: str, input: object) -> ToolInputSchema:
             f"tool {tool_name!r}: input.type must be 'object' (tool arguments are always an object), "
             f"got {schema.get('type')!r}"
         )
-    schema.setdefault("properties", {})
     try:
         Draft202012Validator.check_schema(schema)
     except jsonschema.SchemaError as exc:

@@ -14,6 +14,7 @@ harness tools, written the Python way (snake_case, pydantic models for schemas).
 from __future__ import annotations
 
 import enum
+import inspect
 import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Final, TypeAlias
@@ -179,29 +180,74 @@ _KNOWN_OPTIONS: Final[frozenset[str]] = frozenset(
 )
 
 
+_CALLABLE_OPTIONS: Final[dict[str, tuple[str, ...]]] = {
+    "resources": ("input",),
+    "execute": ("input", "context"),
+    "to_model_output": ("result",),
+}
+"""Each callable option and the positional arguments it is called with."""
+
+
+def _check_arity(tool: str, option: str, function: Callable[..., Any], arguments: tuple[str, ...]) -> None:
+    """Refuse a callable that cannot be called with ``len(arguments)`` positional arguments."""
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):  # some builtins have no signature: nothing to check
+        return
+    try:
+        signature.bind(*arguments)
+    except TypeError as exc:
+        expected = ", ".join(arguments)
+        count = f"{len(arguments)} positional argument{'s' if len(arguments) > 1 else ''}"
+        raise ToolDefinitionError(
+            f"tool {tool!r}: {option} is called as {option}({expected}), so it must accept {count}, "
+            f"but its signature is {signature} ({exc})"
+        ) from None
+
+
 def define_harness_tool(**options: Any) -> HarnessTool:
     """Define a host tool, checking every option now rather than at call time.
 
     Keyword Args:
         name (str): 1 to 64 letters, digits, ``_`` or ``-``.
         description (str): non-empty after stripping whitespace.
-        input (dict | type[pydantic.BaseModel]): a JSON Schema object restricted to
-            :data:`harness_core.schema.SUPPORTED_KEYWORDS` or a pydantic model class.
+        input (dict | type[pydantic.BaseModel]): a hand-written JSON Schema object, or a
+            pydantic model class. A hand-written schema is restricted to
+            :data:`harness_core.schema.SUPPORTED_KEYWORDS` (checked recursively), its
+            bounds must be consistent (``minimum`` <= ``maximum``, ``minLength`` <=
+            ``maxLength``, ``minItems`` <= ``maxItems``) and, where a node has
+            ``properties``, every ``required`` name must be one of them. A pydantic model
+            is validated by pydantic in the host, so the subset does not apply: runtimes
+            get its export with every ``$ref`` inlined and ``$defs`` (and
+            ``discriminator``) dropped; it may contain ``anyOf``, ``oneOf``, ``pattern``,
+            ``format``, ``default``, ``prefixItems``, ``exclusiveMinimum`` /
+            ``exclusiveMaximum`` and schema-valued ``additionalProperties``. Recursive
+            models are refused (they cannot be inlined).
         read_only (bool): default ``False``.
         resources (Callable[[input], ToolResources] | None): what a call touches, for
-            permission rules; tools without it match rules by name only.
-        execute (Callable[[input, ToolContext], result] | None): sync or async; omit it for
-            a client-side tool.
+            permission rules; tools without it match rules by name only. Called with one
+            positional argument.
+        execute (Callable[[input, ToolContext], result] | None): called with two
+            positional arguments; omit it for a client-side tool. ``async def`` functions
+            (and async generators) run on the event loop; plain ``def`` functions (and
+            each step of a generator) run in a worker thread, so blocking code does not
+            stall other calls. A timeout or abort abandons a sync call: its thread cannot
+            be killed and finishes in the background. Sandbox methods on the context are
+            coroutines: a tool using them should be ``async`` (or call them with
+            ``anyio.from_thread.run``).
         context_schema (type[pydantic.BaseModel] | None): the context this tool needs from
             ``tools_context``.
-        to_model_output (Callable[[result], str | ToolOutput] | None): what the model sees.
+        to_model_output (Callable[[result], str | ToolOutput] | None): what the model sees;
+            one positional argument; sync ones run in a worker thread too.
 
     Returns:
         A frozen :class:`HarnessTool`.
 
     Raises:
-        ToolDefinitionError: an unknown option, or an option that breaks its rule; the
-            message names the option and the bad value.
+        ToolDefinitionError: an unknown option, or an option that breaks its rule (a
+            callable whose signature cannot take its positional arguments, a schema
+            keyword outside the subset...); the message names the tool, the option and
+            the bad value or its location.
     """
     unknown = sorted(set(options) - _KNOWN_OPTIONS)
     if unknown:
@@ -223,10 +269,13 @@ def define_harness_tool(**options: Any) -> HarnessTool:
     read_only = options.get("read_only", False)
     if not isinstance(read_only, bool):
         raise ToolDefinitionError(f"tool {name!r}: read_only must be a bool, got {read_only!r}")
-    for option in ("resources", "execute", "to_model_output"):
+    for option, arguments in _CALLABLE_OPTIONS.items():
         value = options.get(option)
-        if value is not None and not callable(value):
+        if value is None:
+            continue
+        if not callable(value):
             raise ToolDefinitionError(f"tool {name!r}: {option} must be callable, got {type(value).__name__}")
+        _check_arity(name, option, value, arguments)
     context_schema = options.get("context_schema")
     if context_schema is not None and not (
         isinstance(context_schema, type) and issubclass(context_schema, pydantic.BaseModel)

@@ -407,6 +407,37 @@ async def test_on_tool_execution_end_gets_every_execution_and_async_callbacks_wo
     assert (await survivor.generate(session=await survivor.create_session(), prompt="go")).finish_reason == "stop"
 
 
+@pytest.mark.anyio
+async def test_on_tool_execution_end_gets_the_exception_a_tool_raised() -> None:
+    async def async_boom(input: Any, ctx: Any) -> str:
+        raise KeyError("missing")
+
+    def bad_output(value: Any) -> str:
+        raise ValueError("cannot show this")
+
+    tools = [
+        define_harness_tool(name="div", description="Divides.", input={"type": "object"}, execute=lambda i, c: 1 / 0),
+        define_harness_tool(name="akey", description="Async.", input={"type": "object"}, execute=async_boom),
+        define_harness_tool(name="shown", description="Output.", input={"type": "object"}, execute=lambda i, c: 1,
+                            to_model_output=bad_output),
+    ]
+    ends: list[ToolExecutionEnd] = []
+    adapter = ScriptedAdapter([[[CallHost("div", {}, id="d1"), CallHost("akey", {}, id="k1"),
+                                 CallHost("shown", {}, id="s1")], [EchoResults()]]])
+    agent = adapter.agent(tools=tools, on_tool_execution_end=ends.append)
+    result = await agent.generate(session=await agent.create_session(), prompt="go")
+    errors = {end.tool.name: end.error for end in ends}
+    assert isinstance(errors["div"], ZeroDivisionError) and str(errors["div"]) == "division by zero"
+    assert isinstance(errors["akey"], KeyError) and isinstance(errors["shown"], ValueError)
+    by_call = {end.call.tool_call_id: end for end in ends}
+    assert by_call["d1"].output == ToolOutput("Error: ZeroDivisionError: division by zero", is_error=True)
+    # The model still gets the error result; the runtime never gets the exception object.
+    assert result.text == ("div: Error: ZeroDivisionError: division by zero | akey: Error: KeyError: 'missing' | "
+                           "shown: Error: ValueError: cannot show this")
+    for outputs in adapter.tool_results.values():
+        assert outputs[0].is_error and outputs[0].exception is None
+
+
 # -- client-side tools ---------------------------------------------------------------------------
 
 

@@ -199,5 +199,41 @@ def test_a_tool_name_two_packs_contribute_is_an_error_naming_both(tmp_path: Path
     assert "'tools-git' (harness-tools-git" in result.stderr
     assert "'shadow' (shadow-pack 9.9)" in result.stderr
     assert "Traceback" not in result.stderr
+    assert len(result.stderr.strip().splitlines()) == 1
     # The plugin listing still works: a conflict is not a load failure.
     assert run_harness("plugins", "--json", extra_path=tmp_path).returncode == 0
+
+
+def test_plugins_reports_a_tool_name_conflict(tmp_path: Path) -> None:
+    install_fake_distribution(
+        tmp_path, dist="shadow-pack", version="9.9", entry_points={"shadow": "shadow_pack"},
+        modules={"shadow_pack": CONFLICT_PACK},
+    )
+    result = run_harness("plugins", "--json", extra_path=tmp_path)
+    assert result.returncode == 0, result.stderr
+    document = json.loads(result.stdout)
+    (conflict,) = document["conflicts"]
+    assert (conflict["kind"], conflict["name"], conflict["plugins"]) == ("tool", "git_status", ["shadow", "tools-git"])
+    assert "tool 'git_status' is contributed by plugins" in conflict["message"]
+    records = plugins_by_name(result.stdout)
+    assert records["shadow"]["status"] == records["tools-git"]["status"] == "loaded"
+    assert records["shadow"]["problems"] == records["tools-git"]["problems"] == [conflict["message"]]
+    assert records["tool-approval"]["problems"] == []
+
+    table = run_harness("plugins", extra_path=tmp_path)
+    assert table.returncode == 0, table.stderr
+    lines = table.stdout.strip().splitlines()
+    assert lines[-1].endswith("0 failed, 1 conflict(s)")
+    assert f"conflict: {conflict['message']}" in lines[-2]
+    shadow_row = lines.index(next(line for line in lines if "shadow-pack 9.9" in line))
+    assert "conflict: tool 'git_status'" in "\n".join(lines[shadow_row:shadow_row + 3])
+
+
+def test_plugins_without_conflicts_reports_none() -> None:
+    result = run_harness("plugins", "--json")
+    assert result.returncode == 0, result.stderr
+    document = json.loads(result.stdout)
+    assert document["conflicts"] == []
+    assert all(record["problems"] == [] for record in document["plugins"])
+    table = run_harness("plugins")
+    assert "conflict" not in table.stdout

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import attrs
@@ -103,6 +104,91 @@ def test_callable_options_must_be_callable(option: str) -> None:
         make(**{option: "not callable"})
 
 
+def _no_args() -> str:
+    return "x"
+
+
+def _one(input: Any) -> str:
+    return "x"
+
+
+def _three(input: Any, context: Any, extra: Any) -> str:
+    return "x"
+
+
+def _keyword_only(input: Any, context: Any, *, flag: bool) -> str:
+    return "x"
+
+
+def _keywords_only(*, input: Any, context: Any) -> str:
+    return "x"
+
+
+@pytest.mark.parametrize(
+    ("option", "function", "signature", "arguments"),
+    [
+        ("execute", lambda: "x", "()", "execute(input, context), so it must accept 2 positional arguments"),
+        ("execute", _no_args, "()", "execute(input, context), so it must accept 2 positional arguments"),
+        ("execute", _one, "(input: 'Any')", "execute(input, context)"),
+        ("execute", _three, "(input: 'Any', context: 'Any', extra: 'Any')", "execute(input, context)"),
+        ("execute", _keyword_only, "(input: 'Any', context: 'Any', *, flag: 'bool')", "execute(input, context)"),
+        ("execute", _keywords_only, "(*, input: 'Any', context: 'Any')", "execute(input, context)"),
+        ("resources", lambda: None, "()", "resources(input), so it must accept 1 positional argument,"),
+        ("resources", lambda a, b: None, "(a, b)", "resources(input)"),
+        ("to_model_output", lambda: "", "()", "to_model_output(result), so it must accept 1 positional argument,"),
+        ("to_model_output", _three, "(input: 'Any', context: 'Any', extra: 'Any')", "to_model_output(result)"),
+    ],
+)
+def test_callables_that_cannot_take_their_arguments_are_refused(
+    option: str, function: Any, signature: str, arguments: str
+) -> None:
+    with pytest.raises(ToolDefinitionError) as info:
+        make(**{option: function})
+    message = str(info.value)
+    assert message.startswith(f"tool 'echo': {option} is called as {arguments}")
+    assert f"but its signature is {signature}" in message
+
+
+class _Callable:
+    def __call__(self, input: Any, context: Any) -> str:
+        return "called"
+
+    def method(self, input: Any, context: Any) -> str:
+        return "method"
+
+
+async def _async_execute(input: Any, context: Any) -> str:
+    return "x"
+
+
+def _defaults(input: Any, context: Any = None, extra: int = 1) -> str:
+    return "x"
+
+
+@pytest.mark.parametrize(
+    "function",
+    [
+        lambda input, context: "x",
+        lambda *args: "x",
+        lambda input, *rest, **kw: "x",
+        _defaults,
+        _async_execute,
+        _Callable(),
+        _Callable().method,
+        functools.partial(_three, extra=1),
+        functools.partial(lambda prefix, input, context: "x", "p"),
+    ],
+)
+def test_execute_signatures_that_take_two_positional_arguments_are_accepted(function: Any) -> None:
+    assert make(execute=function).execute is function
+
+
+def test_callables_without_a_signature_are_accepted() -> None:
+    # Some builtins (str, getattr, max) have no introspectable signature: nothing to check.
+    tool = make(to_model_output=str, resources=max, execute=getattr)
+    assert tool.to_model_output is str
+
+
 def test_context_schema_must_be_a_pydantic_model() -> None:
     with pytest.raises(ToolDefinitionError, match="context_schema must be a pydantic model class"):
         make(context_schema={"type": "object"})
@@ -196,6 +282,46 @@ def test_same_tool_name_twice_in_one_plugin_is_an_error() -> None:
     manager.register(_Pack(make(name="x"), make(name="x")), "pack")
     with pytest.raises(ToolNameConflictError, match="contributed twice by plugin 'pack'"):
         manager.hooks.tools()
+
+
+class _Adapters:
+    def __init__(self, *ids: str) -> None:
+        self._ids = ids
+
+    @hookimpl
+    def harness_adapters(self) -> dict[str, Any]:
+        return {harness_id: (lambda **_: None) for harness_id in self._ids}
+
+
+def test_conflicts_are_listed_without_raising() -> None:
+    manager = create_plugin_manager(load_entry_points=False, env={})
+    manager.register(_Pack(make(name="search"), make(name="solo")), "first-pack")
+    manager.register(_Pack(make(name="search"), make(name="twice"), make(name="twice")), "second-pack")
+    manager.register(_Adapters("acme"), "acme-one")
+    manager.register(_Adapters("acme", "other"), "acme-two")
+    conflicts = manager.hooks.conflicts()
+    assert [(c.kind, c.name, c.plugins) for c in conflicts] == [
+        ("tool", "search", ("first-pack", "second-pack")),
+        ("tool", "twice", ("second-pack", "second-pack")),
+        ("harness", "acme", ("acme-one", "acme-two")),
+    ]  # plugins sorted, whatever the registration order
+    assert conflicts[0].message == (
+        "tool 'search' is contributed by plugins 'first-pack' and 'second-pack'; disable one with "
+        "HARNESS_DISABLE_PLUGINS"
+    )
+    assert conflicts[1].message == "tool 'twice' is contributed 2 times by plugin 'second-pack'"
+    assert conflicts[2].to_json() == {
+        "kind": "harness", "name": "acme", "plugins": ["acme-one", "acme-two"],
+        "message": "harness id 'acme' is contributed by plugins 'acme-one' and 'acme-two'; disable one with "
+                   "HARNESS_DISABLE_PLUGINS",
+    }
+
+
+def test_no_conflicts_when_names_are_unique() -> None:
+    manager = create_plugin_manager(load_entry_points=False, env={})
+    manager.register(_Pack(make(name="a")), "pack-a")
+    manager.register(_Pack(make(name="b")), "pack-b")
+    assert manager.hooks.conflicts() == []
 
 
 def test_tool_output_is_frozen() -> None:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import enum
 import json
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 import pydantic
 import pytest
+from jsonschema import Draft202012Validator
 
 from harness_core import ToolDefinitionError, ToolInputError, define_harness_tool
 from harness_core.schema import (
@@ -115,6 +117,58 @@ def test_malformed_keyword_values_are_refused(schema: Any, fragment: str) -> Non
 
 
 @pytest.mark.parametrize(
+    ("node", "low", "high"),
+    [
+        ({"type": "integer", "minimum": 5, "maximum": 1}, "minimum 5", "maximum 1"),
+        ({"type": "number", "minimum": 0.5, "maximum": 0.25}, "minimum 0.5", "maximum 0.25"),
+        ({"type": "string", "minLength": 3, "maxLength": 2}, "minLength 3", "maxLength 2"),
+        ({"type": "array", "minItems": 4, "maxItems": 0}, "minItems 4", "maxItems 0"),
+    ],
+)
+def test_contradictory_bounds_are_refused_naming_the_location(node: Any, low: str, high: str) -> None:
+    schema = {"type": "object", "properties": {"outer": {"type": "object", "properties": {"v": node}}}}
+    with pytest.raises(ToolDefinitionError) as info:
+        tool_with(schema)
+    assert str(info.value) == (
+        f"tool 't': input.properties.outer.properties.v: {low} is greater than {high}, so no value is valid"
+    )
+
+
+def test_equal_bounds_are_fine() -> None:
+    tool = tool_with({"type": "object", "properties": {"v": {"type": "integer", "minimum": 3, "maximum": 3},
+                                                       "s": {"type": "string", "minLength": 2, "maxLength": 2}}})
+    assert tool.validate({"v": 3, "s": "ab"}) == {"v": 3, "s": "ab"}
+
+
+@pytest.mark.parametrize("additional", [None, True, False, {"type": "string"}])
+def test_required_name_missing_from_properties_is_refused(additional: object) -> None:
+    schema: dict[str, Any] = {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city", "zz"]}
+    if additional is not None:
+        schema["additionalProperties"] = additional
+    with pytest.raises(ToolDefinitionError) as info:
+        tool_with(schema)
+    assert str(info.value) == (
+        "tool 't': input.required: 'zz' is required but not described in input.properties (properties: 'city')"
+    )
+
+
+def test_required_names_missing_from_nested_properties_are_all_named() -> None:
+    schema = {"type": "object", "properties": {"o": {"type": "object", "properties": {}, "required": ["a", "b"]}}}
+    with pytest.raises(ToolDefinitionError, match=r"input\.properties\.o\.required: 'a', 'b' are required but not "
+                       r"described in input\.properties\.o\.properties \(properties: none\)"):
+        tool_with(schema)
+
+
+def test_required_without_properties_is_a_free_form_object_below_the_top() -> None:
+    # A nested object without "properties" describes no property, so it is not checked...
+    tool = tool_with({"type": "object", "properties": {"inner": {"type": "object", "required": ["k"]}}})
+    assert tool.validate({"inner": {"k": 1}}) == {"inner": {"k": 1}}
+    # ...but the top level always has (possibly empty) properties, which runtimes receive.
+    with pytest.raises(ToolDefinitionError, match=r"input\.required: 'k' is required but not described"):
+        tool_with({"type": "object", "required": ["k"]})
+
+
+@pytest.mark.parametrize(
     "schema",
     [
         {"type": "string"},
@@ -191,23 +245,127 @@ def test_pydantic_model_validation_returns_a_model_instance() -> None:
     assert value.items[0] == Inner(x=2, label="b")
 
 
-def test_pydantic_nested_models_export_self_contained_defs() -> None:
+def walk_keys(node: Any) -> set[str]:
+    """Every mapping key anywhere in a JSON document."""
+    if isinstance(node, dict):
+        return set(node) | {key for value in node.values() for key in walk_keys(value)}
+    if isinstance(node, list):
+        return {key for value in node for key in walk_keys(value)}
+    return set()
+
+
+def test_pydantic_nested_models_are_inlined_without_defs() -> None:
     schema = tool_with(Outer).json_schema
     assert schema["type"] == "object"
-    assert schema["properties"]["inner"] == {"$ref": "#/$defs/Inner"}
-    assert schema["$defs"]["Inner"]["properties"]["x"] == {"title": "X", "type": "integer"}
+    inner = {"type": "object", "title": "Inner", "required": ["x"],
+             "properties": {"x": {"title": "X", "type": "integer"},
+                            "label": {"default": "", "title": "Label", "type": "string"}}}
+    assert schema["properties"]["inner"] == inner
+    assert schema["properties"]["items"]["items"] == inner
+    assert not walk_keys(schema) & {"$ref", "$defs"}
+    # Each place has its own copy: editing one never changes the other.
+    assert schema["properties"]["inner"] is not schema["properties"]["items"]["items"]
 
 
-def test_recursive_pydantic_model_is_inlined_at_the_top() -> None:
-    # pydantic exports {"$ref": "#/$defs/Node", "$defs": ...}; runtimes need type object on top.
-    tool = tool_with(Node)
+class Shade(enum.Enum):
+    LIGHT = "light"
+    DARK = "dark"
+
+
+class Cat(pydantic.BaseModel):
+    kind: Literal["cat"]
+    meows: bool
+
+
+class Dog(pydantic.BaseModel):
+    kind: Literal["dog"]
+    barks: bool
+
+
+class Rich(pydantic.BaseModel):
+    """Everything pydantic exports beyond the hand-written subset."""
+
+    maybe: int | None = None
+    inner: Inner = pydantic.Field(description="The inner part.")
+    shade: Shade
+    code: str = pydantic.Field(default="ab", pattern=r"^[a-z]+$")
+    email: str = pydantic.Field(json_schema_extra={"format": "email"})
+    by_name: dict[str, Inner] = {}
+    pet: Annotated[Cat | Dog, pydantic.Field(discriminator="kind")]
+    pair: tuple[int, str]
+
+
+def test_pydantic_exports_are_self_contained_and_keep_what_pydantic_validates() -> None:
+    tool = tool_with(Rich)
     schema = tool.json_schema
-    assert schema["type"] == "object"
-    assert "$ref" not in schema
-    assert schema["properties"]["children"]["items"] == {"$ref": "#/$defs/Node"}
-    assert "Node" in schema["$defs"]
-    tree = tool.validate({"name": "a", "children": [{"name": "b", "children": [{"name": "c"}]}]})
-    assert tree.children[0].children[0].name == "c"
+    assert not walk_keys(schema) & {"$ref", "$defs", "discriminator"}
+    props = schema["properties"]
+    assert props["maybe"]["anyOf"] == [{"type": "integer"}, {"type": "null"}] and props["maybe"]["default"] is None
+    # A $ref with siblings: the target inlined, the sibling kept on top.
+    assert props["inner"]["description"] == "The inner part." and props["inner"]["properties"]["x"]["type"] == "integer"
+    assert props["shade"] == {"enum": ["light", "dark"], "title": "Shade", "type": "string"}
+    assert props["code"]["pattern"] == "^[a-z]+$" and props["code"]["default"] == "ab"
+    assert props["email"]["format"] == "email"
+    assert props["by_name"]["additionalProperties"]["title"] == "Inner"
+    assert [option["title"] for option in props["pet"]["oneOf"]] == ["Cat", "Dog"]
+    assert props["pair"]["prefixItems"] == [{"type": "integer"}, {"type": "string"}]
+    # The exported schema is valid JSON Schema and agrees with pydantic on good input.
+    Draft202012Validator.check_schema(schema)
+    good = {"inner": {"x": 1}, "shade": "dark", "email": "a@b.c", "pet": {"kind": "dog", "barks": True},
+            "pair": [1, "a"], "by_name": {"k": {"x": 2}}}
+    assert list(Draft202012Validator(schema).iter_errors(good)) == []
+    value = tool.validate(good)
+    assert isinstance(value, Rich) and value.shade is Shade.DARK and isinstance(value.pet, Dog)
+    # pydantic, not the export, validates in the host: the pattern is enforced.
+    assert "$.code" in problems_of(tool, {**good, "code": "UPPER"})
+
+
+def test_recursive_pydantic_model_is_refused_clearly() -> None:
+    with pytest.raises(ToolDefinitionError) as info:
+        tool_with(Node)
+    message = str(info.value)
+    assert message.startswith("tool 't': input model Node is recursive")
+    assert "'#/$defs/Node' refers back to a schema that contains it" in message
+    assert "Traceback" not in message
+
+
+def test_mutually_recursive_pydantic_models_are_refused() -> None:
+    class Even(pydantic.BaseModel):
+        next: Odd | None = None
+
+    class Odd(pydantic.BaseModel):
+        next: Even | None = None
+
+    Even.model_rebuild()
+
+    class Root(pydantic.BaseModel):
+        start: Even
+
+    with pytest.raises(ToolDefinitionError, match="input model Root is recursive"):
+        tool_with(Root)
+
+
+def test_data_keywords_are_copied_untouched_by_inlining() -> None:
+    # A default that looks like a schema is data: the keywords inlining drops must survive in it.
+    data = {"discriminator": "kept", "$defs": {"A": 1}, "properties": {"definitions": 2}}
+
+    class Odd(pydantic.BaseModel):
+        blob: dict[str, Any] = pydantic.Field(default=data, examples=[data])
+        inner: Inner
+
+    schema = tool_with(Odd).json_schema
+    assert schema["properties"]["blob"]["default"] == data
+    assert schema["properties"]["blob"]["examples"] == [data]
+    assert "$defs" not in schema
+
+
+def test_properties_named_like_keywords_are_kept() -> None:
+    class Named(pydantic.BaseModel):
+        discriminator: str
+        defs: int = pydantic.Field(alias="$defs")
+
+    schema = tool_with(Named).json_schema
+    assert set(schema["properties"]) == {"discriminator", "$defs"}
 
 
 def test_empty_pydantic_model_has_object_schema_with_properties() -> None:
@@ -243,9 +401,22 @@ def test_pydantic_model_with_external_ref_is_refused() -> None:
         tool_with(_model_exporting("https://example.invalid/s.json"))
 
 
-def test_pydantic_model_with_resolving_ref_is_accepted() -> None:
-    model = _model_exporting("#/properties/a")
-    assert tool_with(model).json_schema["properties"]["a"]["items"] == {"$ref": "#/properties/a"}
+def test_pydantic_model_with_a_pointer_ref_is_inlined() -> None:
+    class Custom(pydantic.BaseModel):
+        a: list[int]
+        b: list[int]
+
+        @classmethod
+        def model_json_schema(cls, *args: Any, **kwargs: Any) -> dict[str, Any]:
+            item = {"type": "array", "items": {"type": "integer"}}
+            return {"type": "object", "properties": {"a": item, "b": {"$ref": "#/properties/a"}}}
+
+    assert tool_with(Custom).json_schema["properties"]["b"] == {"type": "array", "items": {"type": "integer"}}
+
+
+def test_pydantic_model_whose_ref_points_at_its_own_ancestor_is_recursive() -> None:
+    with pytest.raises(ToolDefinitionError, match="input model Custom is recursive"):
+        tool_with(_model_exporting("#/properties/a"))
 
 
 def test_pydantic_model_whose_export_crashes_is_a_definition_error() -> None:
