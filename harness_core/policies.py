@@ -5,8 +5,10 @@
   (a rules file, say) pre-approves what the mode would have asked.
 * ``tool-approval``: decides host tool calls from the agent's ``tool_approval`` settings.
 
-Override or wrap them like any plugin: block one with ``HARNESS_DISABLE_PLUGINS`` or
-register a policy that denies.
+Override or wrap them like any plugin, or register a policy that denies. Blocking one with
+``HARNESS_DISABLE_PLUGINS`` is possible, but an agent whose ``tool_approval`` or
+``permission_mode`` relies on the blocked policy then refuses to build
+(:class:`~harness_core.errors.HarnessConfigurationError`) rather than ignore the setting.
 """
 
 from __future__ import annotations
