@@ -1,0 +1,425 @@
+"""HarnessAgent's configuration half: construction checks, merged tool set, introspection.
+
+:class:`AgentConfiguration` is the base class of :class:`~harness_core.agent.HarnessAgent`;
+it holds everything decided at construction (adapter, plugin manager, tools, filters,
+approvals, context) and the checks that raise
+:class:`~harness_core.errors.HarnessConfigurationError`. Sessions and turns live in
+:mod:`harness_core.agent`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from types import MappingProxyType
+from typing import Any
+
+import attrs
+import pydantic
+
+from ._pipeline import OnToolExecutionEnd, context_is_optional, validate_context
+from .adapter import Adapter
+from .approval import ApprovalStatus, PermissionMode, ToolApprovalSetting
+from .contexts import OnError
+from .errors import HarnessConfigurationError, ToolNameConflictError
+from .plugins import DISABLE_ENV, HarnessPluginManager, create_plugin_manager, get_plugin_manager
+from .session import HarnessSession
+from .tools import BuiltinTool, HarnessTool
+
+__all__ = ["AgentConfiguration", "PrepareCall", "PrepareCallOptions", "tool_list"]
+
+_HARNESS_ID = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
+
+
+@attrs.frozen(kw_only=True)
+class PrepareCallOptions:
+    """What ``prepare_call`` receives at the start of every result slice.
+
+    Attributes:
+        session: the session the slice runs on.
+        prompt: the prompt text, or ``None`` when a paused turn continues.
+        options: the ``options`` mapping given to ``stream()`` / ``generate()`` / ``continue_*``
+            (the AI SDK's call options), empty when none were given.
+        tools_context: the session's (else the agent's) tools context map.
+    """
+
+    session: HarnessSession
+    prompt: str | None
+    options: Mapping[str, Any]
+    tools_context: Mapping[str, Any]
+
+
+PrepareCall = Callable[[PrepareCallOptions], "Mapping[str, Any] | Awaitable[Mapping[str, Any] | None] | None"]
+"""``prepare_call(options)`` returns the tools context map for this slice (``None`` keeps it)."""
+
+
+def tool_list(tools: object) -> list[HarnessTool]:
+    if tools is None:
+        return []
+    if isinstance(tools, HarnessTool):
+        return [tools]
+    if isinstance(tools, Mapping):
+        out: list[HarnessTool] = []
+        for key, tool in tools.items():
+            if not isinstance(tool, HarnessTool):
+                raise HarnessConfigurationError(
+                    f"tools[{key!r}] must be a HarnessTool made with define_harness_tool, got {type(tool).__name__}"
+                )
+            if key != tool.name:
+                raise HarnessConfigurationError(
+                    f"tools[{key!r}] is the tool named {tool.name!r}; the key must be the tool's name"
+                )
+            out.append(tool)
+        return out
+    if isinstance(tools, Iterable) and not isinstance(tools, str | bytes):
+        items = list(tools)
+        for index, tool in enumerate(items):
+            if not isinstance(tool, HarnessTool):
+                raise HarnessConfigurationError(
+                    f"tools[{index}] must be a HarnessTool made with define_harness_tool, got {type(tool).__name__}"
+                )
+        return items
+    raise HarnessConfigurationError(
+        f"tools must be a mapping of name to HarnessTool or a sequence of HarnessTool, got {type(tools).__name__}"
+    )
+
+
+def _names(value: object, option: str) -> frozenset[str] | None:
+    if value is None:
+        return None
+    if isinstance(value, str) or not isinstance(value, Iterable):
+        raise HarnessConfigurationError(f"{option} must be a list of tool names, got {value!r}")
+    names = list(value)
+    for name in names:
+        if not isinstance(name, str):
+            raise HarnessConfigurationError(f"{option} must contain tool names (strings), got {name!r}")
+    return frozenset(names)
+
+
+class AgentConfiguration:
+    """Construction-time state and checks shared by :class:`~harness_core.agent.HarnessAgent`.
+
+    Not meant to be instantiated on its own; the attributes below are set by
+    ``HarnessAgent.__init__``.
+    """
+
+    _manager: HarnessPluginManager
+    _adapter: Adapter
+    _harness_id: str
+    _builtins: dict[str, BuiltinTool]
+    _host_tools: dict[str, HarnessTool]
+    _permission_mode: PermissionMode
+    _prepare_call: PrepareCall | None
+    _on_tool_execution_end: OnToolExecutionEnd | None
+    _on_error: OnError
+    _tool_timeout: float | None
+    _instructions: str | None
+    _active: frozenset[str] | None
+    _inactive: frozenset[str] | None
+    _tool_approval: dict[str, ToolApprovalSetting]
+    _tools_context: dict[str, Any] | None
+
+    # -- construction helpers --------------------------------------------------------
+
+    @staticmethod
+    def _make_manager(plugins: Sequence[object], manager: HarnessPluginManager | None) -> HarnessPluginManager:
+        if isinstance(plugins, str | bytes) or not isinstance(plugins, Iterable):
+            raise HarnessConfigurationError(f"plugins must be a list of plugin objects, got {type(plugins).__name__}")
+        plugins = list(plugins)
+        if manager is None:
+            if not plugins:
+                return get_plugin_manager()
+            manager = create_plugin_manager()
+        elif not isinstance(manager, HarnessPluginManager):
+            raise HarnessConfigurationError(
+                f"plugin_manager must be a HarnessPluginManager (see create_plugin_manager), got {type(manager).__name__}"
+            )
+        for plugin in plugins:
+            record = manager.register(plugin)
+            if record.status == "failed":
+                raise HarnessConfigurationError(f"plugins: {plugin!r} could not be registered: {record.error}")
+            if record.status == "disabled":
+                raise HarnessConfigurationError(
+                    f"plugins: {plugin!r} is named {record.name!r}, which HARNESS_DISABLE_PLUGINS blocks"
+                )
+        return manager
+
+    def _make_adapter(self, harness: object, options: Mapping[str, Any] | None) -> Adapter:
+        if isinstance(harness, str):
+            factory = self._manager.hooks.adapter_factory(harness)
+            try:
+                adapter = factory(**dict(options or {}))
+            except TypeError as exc:
+                raise HarnessConfigurationError(
+                    f"harness {harness!r}: its adapter factory rejected harness_options {dict(options or {})!r}: {exc}"
+                ) from None
+            if not isinstance(adapter, Adapter):
+                raise HarnessConfigurationError(
+                    f"harness {harness!r}: the adapter factory returned {type(adapter).__name__}, which does not "
+                    "implement the Adapter protocol (harness_id, supports_builtin_approvals, "
+                    "supports_builtin_filtering, start)"
+                )
+            if adapter.harness_id != harness:
+                raise HarnessConfigurationError(
+                    f"harness {harness!r}: the adapter factory returned an adapter for harness {adapter.harness_id!r}"
+                )
+        elif isinstance(harness, Adapter):
+            if options:
+                raise HarnessConfigurationError("harness_options only applies when harness is a harness id")
+            adapter = harness
+        else:
+            raise HarnessConfigurationError(
+                f"harness must be a harness id such as 'builtin' or an Adapter instance, got {type(harness).__name__}"
+            )
+        if not isinstance(adapter.harness_id, str) or _HARNESS_ID.fullmatch(adapter.harness_id) is None:
+            raise HarnessConfigurationError(f"adapter harness_id must be kebab-case, got {adapter.harness_id!r}")
+        return adapter
+
+    def _merge_tools(self, explicit: list[HarnessTool], include_plugin_tools: bool) -> dict[str, HarnessTool]:
+        merged: dict[str, HarnessTool] = {}
+        source: dict[str, str] = {}
+        for tool in explicit:
+            if tool.name in merged:
+                raise ToolNameConflictError(f"tools= lists two tools named {tool.name!r}")
+            merged[tool.name] = tool
+            source[tool.name] = "the tools= argument"
+        if include_plugin_tools:
+            for name, (plugin, tool) in self._manager.hooks.tools().items():
+                if name in merged:
+                    raise ToolNameConflictError(
+                        f"tool {name!r} is given in {source[name]} and contributed by plugin {plugin!r}; rename one, "
+                        "or pass include_plugin_tools=False"
+                    )
+                merged[name] = tool
+                source[name] = f"plugin {plugin!r}"
+        for name in merged:
+            if name in self._builtins:
+                raise ToolNameConflictError(
+                    f"host tool {name!r} (from {source[name]}) has the name of a built-in tool of harness "
+                    f"{self._harness_id!r}; rename the host tool"
+                )
+        return merged
+
+    def _check_filters(self, active: object, inactive: object) -> tuple[frozenset[str] | None, frozenset[str] | None]:
+        active_names = _names(active, "active_tools")
+        inactive_names = _names(inactive, "inactive_tools")
+        if active_names is not None and inactive_names is not None:
+            raise HarnessConfigurationError("pass either active_tools or inactive_tools, not both")
+        known = set(self._builtins) | set(self._host_tools)
+        for option, names in (("active_tools", active_names), ("inactive_tools", inactive_names)):
+            unknown = sorted((names or frozenset()) - known)
+            if unknown:
+                raise HarnessConfigurationError(
+                    f"{option} names {', '.join(map(repr, unknown))}, which {'is' if len(unknown) == 1 else 'are'} "
+                    f"no tool of this agent (built-ins of {self._harness_id!r}: "
+                    f"{', '.join(sorted(self._builtins)) or 'none'}; host tools: "
+                    f"{', '.join(sorted(self._host_tools)) or 'none'})"
+                )
+        return active_names, inactive_names
+
+    def _user_inactive(self) -> tuple[dict[str, str], dict[str, str]]:
+        """``(host name -> reason, built-in name -> reason)`` from active/inactive_tools."""
+        host: dict[str, str] = {}
+        builtin: dict[str, str] = {}
+        if self._inactive is not None:
+            for name in self._inactive:
+                (builtin if name in self._builtins else host)[name] = "listed in inactive_tools"
+        if self._active is not None:
+            for name in self._host_tools:
+                if name not in self._active:
+                    host[name] = "not in active_tools"
+            for name in self._builtins:
+                if name not in self._active:
+                    builtin[name] = "not in active_tools"
+        return host, builtin
+
+    def _check_capabilities(self) -> None:
+        adapter = self._adapter
+        _, builtin_inactive = self._user_inactive()
+        if builtin_inactive and not (adapter.supports_builtin_filtering or adapter.supports_builtin_approvals):
+            raise HarnessConfigurationError(
+                f"harness {self._harness_id!r} can neither filter its built-in tools natively nor deny them through "
+                f"built-in approvals, so built-ins {', '.join(sorted(builtin_inactive))} cannot be made inactive; "
+                "filter host tools only"
+            )
+        if self._permission_mode is not PermissionMode.ALLOW_ALL and not adapter.supports_builtin_approvals:
+            raise HarnessConfigurationError(
+                f"permission_mode {self._permission_mode.value!r} needs built-in approvals, which harness "
+                f"{self._harness_id!r} does not support; use permission_mode='allow-all'"
+            )
+
+    def _check_tool_approval(self, settings: Mapping[str, ToolApprovalSetting] | None) -> dict[str, ToolApprovalSetting]:
+        if settings is None:
+            return {}
+        if not isinstance(settings, Mapping):
+            raise HarnessConfigurationError(
+                f"tool_approval must map host tool names to approval statuses, got {type(settings).__name__}"
+            )
+        checked: dict[str, ToolApprovalSetting] = {}
+        for name, setting in settings.items():
+            if name in self._builtins:
+                raise HarnessConfigurationError(
+                    f"tool_approval[{name!r}]: {name!r} is a built-in tool of harness {self._harness_id!r}; "
+                    "tool_approval applies to host tools, use permission_mode (or an approval policy plugin) for built-ins"
+                )
+            if name not in self._host_tools:
+                raise HarnessConfigurationError(
+                    f"tool_approval[{name!r}]: no host tool is named {name!r} "
+                    f"(host tools: {', '.join(sorted(self._host_tools)) or 'none'})"
+                )
+            if not callable(setting):
+                try:
+                    setting = ApprovalStatus.parse(setting, where=f"tool_approval[{name!r}]")
+                except ValueError as exc:
+                    raise HarnessConfigurationError(str(exc)) from None
+            checked[name] = setting
+        return checked
+
+    def _policy_missing(self, plugin: str) -> str | None:
+        """Why the core policy ``plugin`` is not enforcing anything here, or ``None`` if it is."""
+        if self._manager.pm.get_plugin(plugin) is not None:
+            return None
+        if plugin in self._manager.disabled_names:
+            blocked = ",".join(sorted(self._manager.disabled_names))
+            return f"is disabled by {DISABLE_ENV} (set to {blocked!r})"
+        return "is not registered on this agent's plugin manager (created with register_core=False?)"
+
+    def _check_policy_plugins(self) -> None:
+        """Refuse settings whose enforcing core policy plugin is not loaded (fail closed).
+
+        ``tool_approval`` is enforced by the core ``tool-approval`` plugin and a permission
+        mode other than ``allow-all`` by the core ``permission-mode`` plugin. Without them
+        the settings would be silently ignored and tools would run unasked, so the agent
+        refuses to be built instead.
+        """
+        enforced = sorted(
+            name for name, setting in self._tool_approval.items()
+            if callable(setting) or setting is not ApprovalStatus.NOT_APPLICABLE
+        )
+        why = self._policy_missing("tool-approval")
+        if enforced and why is not None:
+            raise HarnessConfigurationError(
+                f"tool_approval is set for {', '.join(map(repr, enforced))}, but the core plugin 'tool-approval' that "
+                f"enforces it {why}; the setting cannot be honoured. Re-enable the plugin (remove it from "
+                "HARNESS_DISABLE_PLUGINS) or drop tool_approval"
+            )
+        why = self._policy_missing("permission-mode")
+        if self._permission_mode is not PermissionMode.ALLOW_ALL and why is not None:
+            raise HarnessConfigurationError(
+                f"permission_mode {self._permission_mode.value!r} is set, but the core plugin 'permission-mode' that "
+                f"enforces it {why}; built-in calls would run without asking. Re-enable the plugin (remove it from "
+                "HARNESS_DISABLE_PLUGINS) or use permission_mode='allow-all'"
+            )
+
+    def _context_tools(self) -> dict[str, HarnessTool]:
+        return {name: tool for name, tool in self._host_tools.items() if tool.context_schema is not None}
+
+    def _check_tools_context(self, value: object, *, where: str, at_construction: bool) -> dict[str, Any] | None:
+        context_tools = self._context_tools()
+        if value is None:
+            if at_construction and self._prepare_call is None:
+                missing = sorted(
+                    name for name, tool in context_tools.items()
+                    if tool.context_schema is not None and not context_is_optional(tool.context_schema)
+                )
+                if missing:
+                    raise HarnessConfigurationError(
+                        f"tools_context is required: tool(s) {', '.join(map(repr, missing))} declare a context_schema "
+                        f"with required fields; pass tools_context={{{missing[0]!r}: {{...}}}} or prepare_call="
+                    )
+            return None
+        if not context_tools:
+            raise HarnessConfigurationError(
+                f"{where} was given, but no host tool declares a context_schema, so no tool takes a context"
+            )
+        if not isinstance(value, Mapping):
+            raise HarnessConfigurationError(f"{where} must map tool names to contexts, got {type(value).__name__}")
+        for key in value:
+            if key not in context_tools:
+                raise HarnessConfigurationError(
+                    f"{where}[{key!r}]: no host tool named {key!r} declares a context_schema "
+                    f"(tools taking a context: {', '.join(sorted(context_tools))})"
+                )
+        for name, tool in context_tools.items():
+            try:
+                validate_context(tool, value)
+            except LookupError:
+                if self._prepare_call is None:
+                    raise HarnessConfigurationError(
+                        f"{where} has no entry for tool {name!r}, whose context_schema requires one"
+                    ) from None
+            except pydantic.ValidationError as exc:
+                raise HarnessConfigurationError(
+                    f"{where}[{name!r}] does not match the context_schema of tool {name!r}: "
+                    f"{exc.error_count()} problem(s): "
+                    + "; ".join(f"{'.'.join(map(str, e['loc'])) or '$'}: {e['msg']}" for e in exc.errors(include_url=False))
+                ) from None
+        return dict(value)
+
+    # -- introspection ---------------------------------------------------------------
+
+    @property
+    def harness_id(self) -> str:
+        """The adapter's harness id."""
+        return self._harness_id
+
+    @property
+    def adapter(self) -> Adapter:
+        """The adapter instance."""
+        return self._adapter
+
+    @property
+    def plugin_manager(self) -> HarnessPluginManager:
+        """The plugin manager whose hooks this agent calls."""
+        return self._manager
+
+    @property
+    def tools(self) -> Mapping[str, HarnessTool | BuiltinTool]:
+        """The merged tool set, read-only: built-ins by common name (natives without one by
+        native name) and host tools by name."""
+        merged: dict[str, HarnessTool | BuiltinTool] = {**self._builtins, **self._host_tools}
+        return MappingProxyType(merged)
+
+    @property
+    def builtins(self) -> Mapping[str, BuiltinTool]:
+        """The runtime's built-in tools by harness-facing name (read-only)."""
+        return MappingProxyType(self._builtins)
+
+    @property
+    def host_tools(self) -> Mapping[str, HarnessTool]:
+        """Host tools by name, tool-pack tools included (read-only)."""
+        return MappingProxyType(self._host_tools)
+
+    @property
+    def permission_mode(self) -> PermissionMode:
+        """The permission mode for built-ins."""
+        return self._permission_mode
+
+    @property
+    def instructions(self) -> str | None:
+        """Text appended to the runtime's system prompt."""
+        return self._instructions
+
+    @property
+    def tools_context(self) -> Mapping[str, Any] | None:
+        """The agent-level tools context map, or ``None``."""
+        return MappingProxyType(self._tools_context) if self._tools_context is not None else None
+
+    @property
+    def active_tools(self) -> frozenset[str] | None:
+        """The ``active_tools`` allowlist, or ``None``."""
+        return self._active
+
+    @property
+    def inactive_tools(self) -> frozenset[str] | None:
+        """The ``inactive_tools`` denylist, or ``None``."""
+        return self._inactive
+
+    @property
+    def tool_approval(self) -> Mapping[str, ToolApprovalSetting]:
+        """The ``tool_approval`` settings (read-only)."""
+        return MappingProxyType(self._tool_approval)
+
+    def __repr__(self) -> str:
+        return (f"<HarnessAgent harness={self._harness_id!r} tools={sorted(self.tools)} "
+                f"permission_mode={self._permission_mode.value}>")
