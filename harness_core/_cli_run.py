@@ -24,22 +24,28 @@ give here); 130 interrupted (Ctrl-C aborts the turn cleanly first).
 
 The outcome of the last run is also left in ``click`` context meta under
 ``"harness.run"`` (a mapping: ``finish_reason``, ``exit_code``, ``tool_calls``,
-``approvals``, ``file_changes``, ``usage``, ``workspace``) for commands that invoke
-``run`` themselves, such as ``harness demo``.
+``builtin_calls``, ``host_calls``, ``approvals``, ``denials``, ``file_changes``,
+``aborted``, ``succeeded_tools`` (successful results by tool name), ``usage``,
+``workspace``) for commands that invoke ``run`` themselves, such as ``harness demo``.
+
+Errors are one line on stderr, ``harness: error: <message>``; a setting an adapter
+rejects (``-o max_steps=abc``) is a configuration error (exit 2), never a traceback.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from pathlib import Path
-from typing import Any, Final, TextIO
+from typing import TYPE_CHECKING, Any, Final, TextIO
 
 import anyio
+import anyio.abc
 import anyio.from_thread
 import anyio.lowlevel
 import click
@@ -68,6 +74,9 @@ from .parts import (
     ToolResultPart,
     Usage,
 )
+
+if TYPE_CHECKING:
+    from .sandbox import LocalSandbox
 
 __all__ = ["COMMANDS", "EXIT_CODES", "run_command"]
 
@@ -122,7 +131,14 @@ async def _ask_line(prompt: str) -> str:
             anyio.from_thread.run_sync(done.set, token=token)
 
     threading.Thread(target=worker, name="harness-run-prompt", daemon=True).start()
-    await done.wait()
+    try:
+        await done.wait()
+    except anyio.get_cancelled_exc_class():
+        # Ctrl-C at the prompt: the reader thread stays blocked on stdin, a daemon thread
+        # that never keeps the process alive; end the prompt's line.
+        sys.stderr.write("\n")
+        sys.stderr.flush()
+        raise
     if "error" in box:
         return ""
     return str(box["line"])
@@ -173,6 +189,8 @@ class Stats:
         self.errors: list[str] = []
         self.usage = Usage()
         self.finish_reason = "unknown"
+        self.aborted = False
+        self.succeeded: dict[str, int] = {}
 
     def observe(self, part: Part) -> None:
         if isinstance(part, ToolCallPart) and not part.invalid:
@@ -187,6 +205,11 @@ class Stats:
                     self.builtin_calls += 1
                 else:
                     self.host_calls += 1
+        elif isinstance(part, ToolResultPart):
+            if not part.preliminary and part.tool_name not in (FILE_CHANGE_TOOL, COMPACTION_TOOL):
+                self.succeeded[part.tool_name] = self.succeeded.get(part.tool_name, 0) + 1
+        elif isinstance(part, AbortPart):
+            self.aborted = True
         elif isinstance(part, ToolApprovalResponsePart):
             if part.approved:
                 self.approvals += 1
@@ -210,6 +233,8 @@ class Stats:
             "file_changes": list(self.file_changes),
             "compactions": self.compactions,
             "errors": list(self.errors),
+            "aborted": self.aborted,
+            "succeeded_tools": dict(self.succeeded),
             "usage": self.usage.model_dump(mode="json", by_alias=True, exclude_none=True),
         }
 
@@ -374,6 +399,89 @@ def _parse_options(pairs: tuple[str, ...]) -> dict[str, Any]:
     return options
 
 
+_ABORT_REASON: Final = "interrupted (Ctrl-C)"
+_STUCK_GRACE: Final = 0.5
+"""Seconds a run may take to end after a second Ctrl-C before the process exits anyway."""
+
+
+class _Interrupts:
+    """Ctrl-C during a run: the first aborts the turn cleanly, the second ends the run at once.
+
+    The first one aborts the streaming result (the stream then ends with an ``abort``
+    part), or, when nothing streams (an approval prompt, a session starting), cancels
+    :attr:`turn_scope`; the run then abandons the paused turn itself. The second one also
+    cancels :attr:`run_scope`, which holds the clean-up, so nothing more is waited for;
+    when the run still has not ended :data:`_STUCK_GRACE` seconds later (a runtime stuck
+    in its own shielded abort), :attr:`exit_now` ends the process. SIGINT is caught
+    through the event loop (``anyio.open_signal_receiver``), so no ``KeyboardInterrupt``
+    is ever raised inside the loop.
+    """
+
+    def __init__(self) -> None:
+        self.count = 0
+        self.streaming: Any = None  # the StreamResult being read, if any
+        self.exit_now: Callable[[], Awaitable[None]] | None = None
+        self._scopes: tuple[anyio.CancelScope, anyio.CancelScope] | None = None
+
+    def arm(self) -> tuple[anyio.CancelScope, anyio.CancelScope]:
+        """Create the turn and run scopes (inside the event loop); returns them."""
+        self._scopes = (anyio.CancelScope(), anyio.CancelScope())
+        if self.count:
+            self.interrupt_scopes()
+        return self._scopes
+
+    @property
+    def turn_scope(self) -> anyio.CancelScope:
+        assert self._scopes is not None, "arm() first"
+        return self._scopes[0]
+
+    @property
+    def run_scope(self) -> anyio.CancelScope:
+        assert self._scopes is not None, "arm() first"
+        return self._scopes[1]
+
+    @property
+    def interrupted(self) -> bool:
+        return self.count > 0
+
+    def interrupt(self) -> None:
+        self.count += 1
+        if self.count == 1 and self.streaming is not None:
+            self.streaming.abort(_ABORT_REASON)
+            return
+        self.interrupt_scopes()
+
+    def interrupt_scopes(self) -> None:
+        if self._scopes is None:
+            return
+        self._scopes[0].cancel()
+        if self.count > 1:
+            self._scopes[1].cancel()
+
+    async def watch(self, *, task_status: anyio.abc.TaskStatus[None] = anyio.TASK_STATUS_IGNORED) -> None:
+        async with anyio.create_task_group() as tasks:
+            with anyio.open_signal_receiver(signal.SIGINT) as signals:
+                task_status.started()
+                async for _ in signals:
+                    self.interrupt()
+                    if self.count == 2:
+                        tasks.start_soon(self._exit_if_stuck)
+
+    async def _exit_if_stuck(self) -> None:
+        # A run that honours the cancellation ends first, and cancels this task with it.
+        await anyio.sleep(_STUCK_GRACE)
+        if self.exit_now is not None:
+            await self.exit_now()
+        os._exit(130)  # pragma: no cover - exit_now exits itself
+
+
+def _configuration_error(harness: str, exc: Exception) -> HarnessConfigurationError:
+    """A factory or session start that rejected a setting with a plain ValueError/TypeError."""
+    if isinstance(exc, HarnessConfigurationError):
+        return exc
+    return HarnessConfigurationError(f"harness {harness!r} rejected its settings: {exc}")
+
+
 async def _run_turn(
     *,
     prompt: str,
@@ -385,46 +493,98 @@ async def _run_turn(
     as_json: bool,
     console: Console,
     stats: Stats,
-    interrupted: list[bool],
+    interrupts: _Interrupts,
 ) -> None:
     from .agent import HarnessAgent
     from .sandbox import LocalSandbox
-    from .turn import ApprovalResponse, TurnState
 
-    agent = HarnessAgent(harness=harness, harness_options=harness_options or None,
-                         permission_mode=permission_mode)
+    try:
+        agent = HarnessAgent(harness=harness, harness_options=harness_options or None,
+                             permission_mode=permission_mode)
+    except (ValueError, TypeError) as exc:
+        raise _configuration_error(harness, exc) from None
     renderer = Renderer(console)
     sink: Callable[[Part], None] = JsonWriter(sys.stdout).part if as_json else renderer.part
-    approver = Approver(approve, renderer, interactive=_stdin_is_tty())
     sandbox = LocalSandbox(cwd)
-    session = await agent.create_session(sandbox=sandbox)
+
+    async def exit_now() -> None:
+        """After a second Ctrl-C the runtime did not let go: kill the commands, say so, exit."""
+        with contextlib.suppress(Exception):
+            await sandbox.stop()
+        with contextlib.suppress(Exception):
+            if not stats.aborted:
+                sink(AbortPart(reason=_ABORT_REASON))
+            renderer.note("interrupted again (Ctrl-C): exiting without waiting for the runtime to stop")
+            console.file.flush()
+            sys.stdout.flush()
+            sys.stderr.flush()
+        os._exit(130)
+
+    interrupts.exit_now = exit_now
+    failure: list[Exception] = []
+    interrupts.arm()
+    async with anyio.create_task_group() as group:
+        if threading.current_thread() is threading.main_thread():
+            await group.start(interrupts.watch)
+        try:
+            with interrupts.run_scope:
+                await _drive(agent, prompt=prompt, harness=harness, sandbox=sandbox, approve=approve,
+                             renderer=renderer, sink=sink, stats=stats, interrupts=interrupts)
+        except Exception as exc:  # re-raised outside the task group, unwrapped
+            failure.append(exc)
+        group.cancel_scope.cancel()
+    if failure:
+        raise failure[0]
+    if interrupts.interrupted:
+        stats.finish_reason = "aborted"
+        if not stats.aborted:
+            renderer.note(f"aborted: {_ABORT_REASON}")
+            stats.aborted = True
+    if not as_json:
+        renderer.summary(stats)
+
+
+async def _drive(
+    agent: Any,
+    *,
+    prompt: str,
+    harness: str,
+    sandbox: LocalSandbox,
+    approve: str,
+    renderer: Renderer,
+    sink: Callable[[Part], None],
+    stats: Stats,
+    interrupts: _Interrupts,
+) -> None:
+    """Start the session, stream the turn, answer approvals, and always clean up."""
+    from .turn import ApprovalResponse, TurnState
+
+    def emit(part: Part) -> None:
+        stats.observe(part)
+        sink(part)
+
+    approver = Approver(approve, renderer, interactive=_stdin_is_tty())
+    session: Any = None
     try:
-        async with anyio.create_task_group() as group:
-            current: list[Any] = []
-
-            async def watch_signals() -> None:
-                with anyio.open_signal_receiver(signal.SIGINT) as signals:
-                    async for _ in signals:
-                        if interrupted[0]:
-                            raise KeyboardInterrupt
-                        interrupted[0] = True
-                        if current:
-                            current[-1].abort("interrupted (Ctrl-C)")
-                        else:
-                            group.cancel_scope.cancel()
-
-            if threading.current_thread() is threading.main_thread():
-                group.start_soon(watch_signals)
+        with interrupts.turn_scope:
+            try:
+                session = await agent.create_session(sandbox=sandbox)
+            except HarnessError:
+                raise
+            except (ValueError, TypeError) as exc:
+                raise _configuration_error(harness, exc) from None
             result = agent.stream(session=session, prompt=prompt)
             while True:
-                current.append(result)
                 requests: list[ToolApprovalRequestPart] = []
-                async for part in result.full_stream:
-                    stats.observe(part)
-                    sink(part)
-                    if isinstance(part, ToolApprovalRequestPart):
-                        requests.append(part)
-                if session.state is not TurnState.AWAITING_APPROVAL or interrupted[0]:
+                interrupts.streaming = result
+                try:
+                    async for part in result.full_stream:
+                        emit(part)
+                        if isinstance(part, ToolApprovalRequestPart):
+                            requests.append(part)
+                finally:
+                    interrupts.streaming = None
+                if session.state is not TurnState.AWAITING_APPROVAL or interrupts.interrupted:
                     break
                 responses = []
                 for request in requests:
@@ -433,18 +593,22 @@ async def _run_turn(
                     approved, reason = await approver.decide(request)
                     responses.append(ApprovalResponse(request.approval_id, approved, reason))
                 result = agent.continue_stream(session=session, approval_responses=responses)
-            if session.state is TurnState.AWAITING_TOOL_RESULT:
+            if session.state is TurnState.AWAITING_TOOL_RESULT and not interrupts.interrupted:
                 renderer.note("the turn waits for a client-side tool result, which harness run cannot supply")
                 await session.abort_turn("no client-side tool results in harness run")
-            group.cancel_scope.cancel()
+        if interrupts.interrupted and session is not None and session.state.paused:
+            # Interrupted at a prompt: nothing streams, so abandon the paused turn here.
+            await session.abort_turn(_ABORT_REASON)
+            emit(AbortPart(reason=_ABORT_REASON))
     finally:
-        with anyio.CancelScope(shield=True):
-            await session.destroy()
-            await sandbox.stop()
-    if interrupted[0]:
-        stats.finish_reason = "aborted"
-    if not as_json:
-        renderer.summary(stats)
+        # Cancelled only by a second Ctrl-C (run_scope): then nothing more is waited for,
+        # but commands still running are killed all the same.
+        try:
+            if session is not None:
+                await session.destroy()
+        finally:
+            with anyio.CancelScope(shield=True):
+                await sandbox.stop()
 
 
 @click.command("run")
@@ -482,29 +646,41 @@ def run_command(ctx: click.Context, prompt: str, harness: str, model: str | None
         raise click.BadParameter(f"{str(workspace)!r} is not a directory", param_hint="--cwd")
     console = Console(file=sys.stderr if as_json else sys.stdout, highlight=False, soft_wrap=True)
     stats = Stats()
-    interrupted = [False]
+    interrupts = _Interrupts()
+
+    def outcome(code: int) -> None:
+        ctx.meta["harness.run"] = {**stats.to_json(), "exit_code": code, "workspace": str(workspace)}
+
     try:
         anyio.run(lambda: _run_turn(
             prompt=prompt, harness=harness, harness_options=harness_options, cwd=workspace,
             permission_mode=permission_mode, approve=approve, as_json=as_json, console=console, stats=stats,
-            interrupted=interrupted,
+            interrupts=interrupts,
         ))
-    except KeyboardInterrupt:
+    except KeyboardInterrupt:  # before the loop caught SIGINT itself, or after
+        interrupts.count += 1
         stats.finish_reason = "aborted"
-        interrupted[0] = True
+        if not stats.aborted:
+            stats.aborted = True
+            Renderer(console).note(f"aborted: {_ABORT_REASON}")
     except HarnessConfigurationError as exc:
-        click.echo(f"harness run: {exc}", err=True)
-        ctx.meta["harness.run"] = {**stats.to_json(), "exit_code": 2, "workspace": str(workspace)}
+        _error(str(exc))
+        outcome(2)
         ctx.exit(2)
     except HarnessError as exc:
         if getattr(exc, "error_type", None) == "configuration":
-            click.echo(f"harness run: {exc}. Or try `harness demo` to see a harness work without a model.", err=True)
-            ctx.meta["harness.run"] = {**stats.to_json(), "exit_code": 2, "workspace": str(workspace)}
+            _error(f"{exc}. Or try `harness demo` to see a harness work without a model.")
+            outcome(2)
             ctx.exit(2)
         raise
-    code = 130 if interrupted[0] else EXIT_CODES.get(stats.finish_reason, 1)
-    ctx.meta["harness.run"] = {**stats.to_json(), "exit_code": code, "workspace": str(workspace)}
+    code = 130 if interrupts.interrupted else EXIT_CODES.get(stats.finish_reason, 1)
+    outcome(code)
     ctx.exit(code)
+
+
+def _error(message: str) -> None:
+    """One line on stderr, in the style of every ``harness`` command (see ``cli.py``)."""
+    click.echo(f"harness: error: {message}", err=True)
 
 
 COMMANDS: dict[str, click.Command] = {"run": run_command}

@@ -1,8 +1,12 @@
 """The ``harness`` command line.
 
 Core subcommands live in small ``_cli_*`` modules; plugins add theirs through the
-``harness_cli_commands`` hook. Errors print one line to stderr (no traceback unless
-``--debug``) and exit with status 1; usage errors exit with 2 (click's convention).
+``harness_cli_commands`` hook. Runtime errors print one line to stderr,
+``harness: error: <message>`` (no traceback unless ``--debug``), and exit with status 1
+(or the status the command chose: ``harness run`` uses 2 for configuration errors); this
+covers a :class:`~harness_core.errors.HarnessError` and a ``click.ClickException`` raised by
+any subcommand, core or plugin. Usage errors keep click's ``Usage: ... Error: ...`` form
+and exit with 2 (click's convention).
 """
 
 from __future__ import annotations
@@ -70,8 +74,12 @@ class HarnessGroup(click.Group):
     def invoke(self, ctx: click.Context) -> Any:
         try:
             return super().invoke(ctx)
-        except (click.exceptions.Exit, click.ClickException, click.Abort):
+        except (click.exceptions.Exit, click.UsageError, click.Abort):
             raise
+        except click.ClickException as exc:
+            # A subcommand's runtime error (core or plugin): the same one-line style as ours.
+            click.echo(f"harness: error: {exc.format_message()}", err=True)
+            ctx.exit(exc.exit_code)
         except HarnessError as exc:
             if ctx.meta.get("harness.debug") or ctx.params.get("debug"):
                 raise

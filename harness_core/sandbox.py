@@ -18,6 +18,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import types
 import weakref
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -276,10 +277,12 @@ class LocalSandbox:
 
         Raises:
             PermissionError: the path leads outside the workspace (the message names it).
+            TypeError: ``path`` is not a ``str`` or ``os.PathLike[str]`` (bytes paths are
+                not accepted).
             ValueError: the path contains a NUL character.
             OSError: ``ELOOP`` for a symbolic-link loop.
         """
-        text = os.fspath(path)
+        text = _path_text(path)
         if "\0" in text:
             raise ValueError(f"path {text!r} contains a NUL character")
         candidate = Path(text)
@@ -342,7 +345,7 @@ class LocalSandbox:
         directory_flags = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW
         fd = os.open(self._root, os.O_RDONLY | os.O_DIRECTORY)
         try:
-            for part in parts[:-1]:
+            for index, part in enumerate(parts[:-1]):
                 try:
                     next_fd = os.open(part, directory_flags, dir_fd=fd)
                 except FileNotFoundError:
@@ -352,7 +355,7 @@ class LocalSandbox:
                     next_fd = os.open(part, directory_flags, dir_fd=fd)
                 except OSError as exc:
                     if exc.errno in (errno.ELOOP, errno.ENOTDIR):
-                        raise self._changed(path) from None
+                        raise self._component_error(path, Path(*parts[: index + 1]), fd) from None
                     raise
                 os.close(fd)
                 fd = next_fd
@@ -364,6 +367,19 @@ class LocalSandbox:
                 raise
         finally:
             os.close(fd)
+
+    def _component_error(self, path: str | os.PathLike[str], prefix: Path, dir_fd: int) -> OSError:
+        """Why the directory component ``prefix`` (relative to the root) of ``path`` could
+        not be opened: a file where a directory should be, or a link swapped in."""
+        try:
+            mode = os.stat(prefix.name, dir_fd=dir_fd, follow_symlinks=False).st_mode
+        except OSError:
+            return self._changed(path)
+        if stat.S_ISLNK(mode) or stat.S_ISDIR(mode):
+            return self._changed(path)
+        return NotADirectoryError(
+            errno.ENOTDIR, f"path {os.fspath(path)!r}: a component of the path ({prefix.as_posix()!r}) is not a directory"
+        )
 
     def _changed(self, path: str | os.PathLike[str]) -> PermissionError:
         return PermissionError(
@@ -379,8 +395,12 @@ class LocalSandbox:
         Raises:
             PermissionError: the path leads outside the workspace.
             FileNotFoundError / IsADirectoryError: as the OS reports them.
+            NotADirectoryError: a component of the path is a file, not a directory.
+            TypeError: ``path`` is not a ``str`` or ``os.PathLike[str]``.
             OSError: ``EINVAL`` for a FIFO, socket or device (never opened for blocking I/O).
         """
+        if max_bytes is not None and (not isinstance(max_bytes, int) or isinstance(max_bytes, bool)):
+            raise TypeError(f"read_bytes: max_bytes must be an int or None, got {type(max_bytes).__name__}")
         fd = self._open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0))
         self._check_regular(fd, path)
         with os.fdopen(fd, "rb") as handle:
@@ -394,8 +414,12 @@ class LocalSandbox:
 
         Raises:
             PermissionError: the path leads outside the workspace.
+            NotADirectoryError: a component of the path is a file, not a directory.
+            TypeError: ``path`` is not a ``str`` or ``os.PathLike[str]``, or ``data`` is not
+                bytes-like (``bytes``, ``bytearray``, ``memoryview``).
             OSError: ``EINVAL`` for a FIFO, socket or device.
         """
+        _check_content("write_bytes", "data", data, bytes | bytearray | memoryview)
         self._check_running()
         real = self.resolve(path)
         existed = os.path.lexists(real)
@@ -429,6 +453,9 @@ class LocalSandbox:
 
         Raises:
             PermissionError: the path leads outside the workspace.
+            FileNotFoundError / IsADirectoryError / NotADirectoryError: as for
+                :meth:`read_bytes`.
+            TypeError: ``path`` is not a ``str`` or ``os.PathLike[str]``.
         """
         return sanitize_text(self.read_bytes(path))
 
@@ -437,7 +464,11 @@ class LocalSandbox:
 
         Raises:
             PermissionError: the path leads outside the workspace.
+            NotADirectoryError: a component of the path is a file, not a directory.
+            TypeError: ``path`` is not a ``str`` or ``os.PathLike[str]``, or ``content`` is
+                not a ``str`` (use :meth:`write_bytes` for bytes).
         """
+        _check_content("write_text_file", "content", content, str)
         self.write_bytes(path, content.encode("utf-8", errors="surrogatepass"))
 
     # -- commands ----------------------------------------------------------------------
@@ -488,32 +519,42 @@ class LocalSandbox:
             The exit code and the decoded output of each stream, each cut at
             ``max_output_bytes`` with a marker. Output still held open by background
             processes after the command exits is read for a short grace period only.
+            An argument list whose program cannot be started gets the result a shell
+            would give: exit code 127 and ``"<program>: command not found"`` on stderr
+            when it does not exist, 126 and ``"<program>: permission denied"`` when it is
+            not executable (a string command gets the same from the shell itself).
 
         Raises:
+            TypeError: ``command`` is not a ``str`` or a list of ``str`` /
+                ``os.PathLike[str]``, or ``timeout`` is not a number.
             ValueError: an empty command or a non-positive timeout.
             RuntimeError: the sandbox was stopped.
         """
         self._check_running()
-        if isinstance(command, str):
-            if not command.strip():
-                raise ValueError("run_command: the command is empty")
-            argv = [self._shell, "-c", command]
-        else:
-            if not command:
-                raise ValueError("run_command: the argument list is empty")
-            argv = [str(arg) for arg in command]
+        argv = self._argv(command)
+        if timeout is not None and (not isinstance(timeout, int | float) or isinstance(timeout, bool)):
+            raise TypeError(f"run_command: timeout must be a number of seconds or None, got {type(timeout).__name__}")
         limit = self.default_timeout if timeout is None else float(timeout)
         if limit <= 0:
             raise ValueError(f"run_command: timeout must be positive, got {timeout!r}")
         stdout = _CappedBuffer(self.max_output_bytes)
         stderr = _CappedBuffer(self.max_output_bytes)
-        process = await anyio.open_process(
-            argv,
-            cwd=self._root,
-            env=self.command_env(env),
-            stdin=subprocess.DEVNULL,
-            start_new_session=sys.platform != "win32",
-        )
+        try:
+            process = await anyio.open_process(
+                argv,
+                cwd=self._root,
+                env=self.command_env(env),
+                stdin=subprocess.DEVNULL,
+                start_new_session=sys.platform != "win32",
+            )
+        except (FileNotFoundError, PermissionError) as exc:
+            if not self._root.is_dir():
+                raise NotADirectoryError(
+                    errno.ENOTDIR, f"{self!r}: the workspace root no longer exists"
+                ) from None
+            if isinstance(exc, FileNotFoundError):
+                return CommandResult(exit_code=127, stdout="", stderr=f"{argv[0]}: command not found\n")
+            return CommandResult(exit_code=126, stdout="", stderr=f"{argv[0]}: permission denied\n")
         self._processes.add(process)
         timed_out = False
         try:
@@ -544,6 +585,28 @@ class LocalSandbox:
             timed_out=timed_out,
         )
 
+    def _argv(self, command: object) -> list[str]:
+        if isinstance(command, str):
+            if not command.strip():
+                raise ValueError("run_command: the command is empty")
+            return [self._shell, "-c", command]
+        if not isinstance(command, list | tuple):
+            raise TypeError(
+                f"run_command: command must be a str (a shell command line) or a list of str "
+                f"(program and arguments), got {type(command).__name__}"
+            )
+        if not command:
+            raise ValueError("run_command: the argument list is empty")
+        argv: list[str] = []
+        for index, arg in enumerate(command):
+            try:
+                argv.append(_path_text(arg))
+            except TypeError:
+                raise TypeError(
+                    f"run_command: command[{index}] must be a str, got {type(arg).__name__} {arg!r}"
+                ) from None
+        return argv
+
     def restricted(self) -> SandboxView:
         """A view with only ``root``, ``read_text_file``, ``write_text_file`` and ``run_command``."""
         return _RestrictedView(self)
@@ -560,6 +623,28 @@ class LocalSandbox:
     def _check_running(self) -> None:
         if self._stopped:
             raise RuntimeError(f"{self!r} was stopped")
+
+
+def _check_content(method: str, name: str, value: object, expected: type | types.UnionType) -> None:
+    """A TypeError naming the argument when ``value`` is not of the expected type."""
+    if isinstance(value, expected):
+        return
+    if expected is str:
+        wanted, hint = "str", " (use write_bytes for bytes)" if isinstance(value, bytes | bytearray) else ""
+    else:
+        wanted, hint = "bytes", " (use write_text_file for str)" if isinstance(value, str) else ""
+    raise TypeError(f"{method}: {name} must be {wanted}, got {type(value).__name__}{hint}")
+
+
+def _path_text(path: object) -> str:
+    """``path`` as text; bytes (and anything else) raise a TypeError saying what is expected."""
+    if isinstance(path, str):
+        return path
+    if isinstance(path, os.PathLike):
+        text = os.fspath(path)
+        if isinstance(text, str):
+            return text
+    raise TypeError(f"LocalSandbox: path must be a str or an os.PathLike[str], got {type(path).__name__} {path!r}")
 
 
 async def _pump(stream: anyio.abc.ByteReceiveStream | None, buffer: _CappedBuffer) -> None:

@@ -18,7 +18,14 @@ from harness_core.tools import HarnessTool, ToolKind
 
 from .models import ModelClient, create_model_client, default_model_name
 from .session import BuiltinSession
-from .settings import DEFAULT_LIMITS, DEFAULT_TOOL_SETTINGS, ToolSettings, TurnLimits
+from .settings import (
+    DEFAULT_LIMITS,
+    DEFAULT_TOOL_SETTINGS,
+    ToolSettings,
+    TurnLimits,
+    setting_error,
+    tool_settings_from,
+)
 from .tools import BUILTIN_KINDS, BUILTIN_TOOLS
 
 __all__ = ["HARNESS_ID", "BuiltinAdapter", "create_builtin_adapter"]
@@ -127,6 +134,35 @@ class BuiltinAdapter:
         )
 
 
+def _check_connection_settings(
+    *,
+    model: object,
+    base_url: object,
+    api_key: object,
+    max_retries: object,
+    timeout: object,
+    cwd: object,
+    detect_file_changes: object,
+    instructions: object,
+) -> None:
+    """Type checks of the factory's own settings, so a wrong value never fails mid-turn."""
+    if model is not None and not isinstance(model, str | ModelClient):
+        raise setting_error("model", "'provider:model' or a ModelClient", model)
+    if isinstance(model, str) and not model.strip():
+        raise setting_error("model", "'provider:model' (not empty)", model)
+    for name, value in (("base_url", base_url), ("api_key", api_key), ("instructions", instructions)):
+        if value is not None and not isinstance(value, str):
+            raise setting_error(name, "a string", value)
+    if not isinstance(max_retries, int) or isinstance(max_retries, bool) or max_retries < 0:
+        raise setting_error("max_retries", "an integer >= 0", max_retries)
+    if not isinstance(timeout, int | float) or isinstance(timeout, bool) or not timeout > 0:
+        raise setting_error("timeout", "a positive number of seconds", timeout)
+    if cwd is not None and not isinstance(cwd, str | os.PathLike):
+        raise setting_error("cwd", "a directory path", cwd)
+    if not isinstance(detect_file_changes, bool):
+        raise setting_error("detect_file_changes", "true or false", detect_file_changes)
+
+
 def create_builtin_adapter(
     *,
     model: str | ModelClient | None = None,
@@ -172,9 +208,13 @@ def create_builtin_adapter(
         instructions: text appended to the system prompt of every session.
 
     Raises:
-        ValueError: a limit out of range (naming it).
-        HarnessConfigurationError: an extra tool named like a built-in.
+        HarnessConfigurationError: a setting of the wrong type or out of range (the message
+            names it; also a ``ValueError``), or an extra tool named like a built-in.
     """
+    _check_connection_settings(model=model, base_url=base_url, api_key=api_key, max_retries=max_retries,
+                               timeout=timeout, cwd=cwd, detect_file_changes=detect_file_changes,
+                               instructions=instructions)
+    tool_settings = tool_settings_from(tool_settings)
     limits = TurnLimits(
         max_steps=max_steps,
         max_tool_calls=max_tool_calls,
@@ -189,7 +229,11 @@ def create_builtin_adapter(
     )
     tools: dict[str, HarnessTool] = dict(BUILTIN_TOOLS)
     read_only = {name for name, kind in BUILTIN_KINDS.items() if kind is ToolKind.READ_ONLY}
+    if extra_tools is not None and not isinstance(extra_tools, Mapping):
+        raise setting_error("extra_tools", "a mapping of names to HarnessTool", extra_tools)
     for name, tool in (extra_tools or {}).items():
+        if not isinstance(tool, HarnessTool):
+            raise setting_error(f"extra_tools[{name!r}]", "a HarnessTool (see define_harness_tool)", tool)
         if name in tools:
             raise HarnessConfigurationError(f"extra tool {name!r} has the name of a built-in tool")
         tools[name] = tool

@@ -13,7 +13,11 @@ Approvals: ``--yes`` approves every request. Without it, a terminal gets the usu
 automatically and says so: it is scripted and works in a throwaway copy.
 
 Exit status: 0 when the turn finished and the project's tests pass afterwards, else 1
-(or ``harness run``'s own status: 2 configuration, 130 interrupted).
+(or ``harness run``'s own status: 2 configuration, 130 interrupted). An unknown
+``--harness`` fails at once (exit 2, ``harness: error: ...`` listing the installed ones),
+before any workspace, banner or model server. After Ctrl-C the summary says the run was
+aborted and claims only what really happened (the edit only when an ``edit`` call
+succeeded), from the outcome ``harness run`` leaves in ``ctx.meta["harness.run"]``.
 """
 
 from __future__ import annotations
@@ -47,6 +51,38 @@ def _run_command(ctx: click.Context) -> click.Command:
     return command
 
 
+def _check_harness(ctx: click.Context, harness: str) -> None:
+    """Fail before doing anything when no installed plugin provides ``harness``."""
+    from harness_core.errors import HarnessConfigurationError
+    from harness_core.plugins import get_plugin_manager
+
+    try:
+        get_plugin_manager().hooks.adapter_factory(harness)
+    except HarnessConfigurationError as exc:
+        click.echo(f"harness: error: {exc}", err=True)
+        ctx.exit(2)
+
+
+def _summary(outcome: dict[str, Any], code: int, passed: bool, report: str, workspace: Any) -> Text:
+    """The closing summary: only what the run's outcome shows really happened."""
+    aborted = code == 130 or bool(outcome.get("aborted"))
+    summary = Text("\nsummary\n", style="bold")
+    if aborted:
+        summary.append("  run            aborted (Ctrl-C): the turn was stopped before it finished\n", style="yellow")
+    summary.append(f"  tool calls     {outcome.get('builtin_calls', 0)} built-in, {outcome.get('host_calls', 0)} host\n")
+    summary.append(f"  approvals      {outcome.get('approvals', 0)} approved, {outcome.get('denials', 0)} denied\n")
+    changes = outcome.get("file_changes", [])
+    listed = ", ".join(f"{c.get('kind')} {c.get('path')}" for c in changes) or "none reported"
+    succeeded = {str(name).lower(): count for name, count in dict(outcome.get("succeeded_tools", {})).items()}
+    edited = "calc/stats.py edited with edit" if succeeded.get("edit") else "calc/stats.py not edited"
+    summary.append(f"  file changes   {listed} (by bash); {edited}\n")
+    verdict = "pass" if passed else "FAIL"
+    summary.append(f"  tests now      {verdict} ({workspace.python} -m unittest: {report})\n",
+                   style="green" if passed else "red")
+    summary.append(f"  workspace      {workspace.path}  (look around: cd there and run git diff)\n")
+    return summary
+
+
 def _runtime_home_options(harness: str, workspace: Path) -> tuple[str, ...]:
     """Keep a runtime's home and config out of the user's own: a scripted demo must not
     write transcripts or settings into ``~/.claude``."""
@@ -69,6 +105,7 @@ def demo(ctx: click.Context, harness: str, yes: bool, parent: Path | None, as_js
     """Watch a harness fix a failing test, offline: real files, real tools, scripted model."""
     from harness_core.testing import ScriptedModelServer
 
+    _check_harness(ctx, harness)
     console = Console(file=sys.stderr if as_json else sys.stdout, highlight=False, soft_wrap=True)
     if parent is not None:
         parent.mkdir(parents=True, exist_ok=True)
@@ -111,15 +148,5 @@ def demo(ctx: click.Context, harness: str, yes: bool, parent: Path | None, as_js
     if code == 2:
         ctx.exit(2)
     passed, report = run_project_tests(workspace)
-    summary = Text("\nsummary\n", style="bold")
-    summary.append(f"  tool calls     {outcome.get('builtin_calls', 0)} built-in, {outcome.get('host_calls', 0)} host\n")
-    summary.append(f"  approvals      {outcome.get('approvals', 0)} approved, {outcome.get('denials', 0)} denied\n")
-    changes = outcome.get("file_changes", [])
-    listed = ", ".join(f"{c.get('kind')} {c.get('path')}" for c in changes) or "none reported"
-    summary.append(f"  file changes   {listed} (by bash); calc/stats.py edited with edit\n")
-    verdict = "pass" if passed else "FAIL"
-    summary.append(f"  tests now      {verdict} ({workspace.python} -m unittest: {report})\n",
-                   style="green" if passed else "red")
-    summary.append(f"  workspace      {workspace.path}  (look around: cd there and run git diff)\n")
-    console.print(summary)
+    console.print(_summary(outcome, code, passed, report, workspace))
     ctx.exit(0 if passed and code == 0 else (code or 1))

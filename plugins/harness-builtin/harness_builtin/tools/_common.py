@@ -69,6 +69,8 @@ def describe_os_error(exc: OSError, path: str) -> str:
     if isinstance(exc, IsADirectoryError):
         return f"{path!r} is a directory"
     if isinstance(exc, NotADirectoryError):
+        if exc.strerror and "component of the path" in exc.strerror:
+            return exc.strerror  # LocalSandbox names the component
         return f"{path!r}: a component of the path is not a directory"
     if exc.errno == errno.ELOOP:
         return exc.strerror if exc.strerror and "loop" in exc.strerror else f"{path!r}: symbolic-link loop"
