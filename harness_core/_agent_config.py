@@ -150,8 +150,10 @@ class AgentConfiguration:
             try:
                 adapter = factory(**dict(options or {}))
             except TypeError as exc:
+                # Name the keys only: values may be secrets (api_key=...).
+                keys = ", ".join(sorted(map(str, options or {}))) or "none"
                 raise HarnessConfigurationError(
-                    f"harness {harness!r}: its adapter factory rejected harness_options {dict(options or {})!r}: {exc}"
+                    f"harness {harness!r}: its adapter factory rejected harness_options (keys: {keys}): {exc}"
                 ) from None
             if not isinstance(adapter, Adapter):
                 raise HarnessConfigurationError(

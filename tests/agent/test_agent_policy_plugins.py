@@ -80,3 +80,13 @@ async def test_disabling_one_policy_leaves_the_other_settings_enforced() -> None
     result = await agent.generate(session=await agent.create_session(), prompt="go")
     (denied,) = [p for p in result.parts if isinstance(p, ToolOutputDeniedPart)]
     assert denied.tool_name == "rm_all" and ran == []
+
+
+def test_a_rejected_harness_option_never_echoes_option_values() -> None:
+    from harness_core import HarnessAgent
+
+    with pytest.raises(HarnessConfigurationError) as info:
+        HarnessAgent(harness="builtin", harness_options={"api_key": "sk-secret-value", "no_such_setting": 1})
+    message = str(info.value)
+    assert "sk-secret-value" not in message
+    assert "api_key" in message and "no_such_setting" in message
