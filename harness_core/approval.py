@@ -101,12 +101,19 @@ def mode_allows(mode: PermissionMode, kind: ToolKind) -> bool:
     return mode is PermissionMode.ALLOW_ALL
 
 
+def _to_status(value: object) -> ApprovalStatus:
+    return ApprovalStatus.parse(value, where="ApprovalDecision.status")
+
+
 @attrs.frozen
 class ApprovalDecision:
     """One policy's decision about one call.
 
     Attributes:
-        status: the decision.
+        status: the decision; a status string (``"denied"``) is converted, and anything
+            that is not a status raises ``ValueError`` at construction (inside a policy,
+            that makes the policy's decision a denial naming it: deny wins, never
+            fail-open).
         reason: why; a denial's reason reaches the model.
         plugin: the deciding plugin's name (filled in by the plugin manager when empty).
         fallback: a default that explicit decisions override (see module docs); the
@@ -114,7 +121,7 @@ class ApprovalDecision:
         details: structured evidence (a matched rule, its file and line...).
     """
 
-    status: ApprovalStatus
+    status: ApprovalStatus = attrs.field(converter=_to_status)
     reason: str | None = None
     plugin: str = ""
     fallback: bool = False

@@ -619,6 +619,9 @@ class HookFacade:
                 )
             if not decision.plugin:
                 decision = attrs.evolve(decision, plugin=impl.plugin_name)
+            if decision.reason is None and decision.status in (ApprovalStatus.DENIED, ApprovalStatus.USER_APPROVAL):
+                verb = "denied" if decision.status is ApprovalStatus.DENIED else "approval requested"
+                decision = attrs.evolve(decision, reason=f"{verb} by approval policy {decision.plugin!r}")
             decisions.append(decision)
         return merge_decisions(decisions)
 

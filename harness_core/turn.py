@@ -182,6 +182,10 @@ def _tool_result_output(output: Any) -> tuple[Any, bool]:
                 if isinstance(item, Mapping) and item.get("type") == "text"
             ]
             return "\n".join(texts), False
+        raise ValueError(
+            f"tool-result output type {kind!r} is not one of text, json, error-text, error-json, "
+            "execution-denied, content"
+        )
     return output, False
 
 
@@ -245,7 +249,16 @@ def parse_messages(messages: object) -> MessagesInput:
             raise ValueError(f"messages[{index}].content[{pos}]: expected a mapping")
         kind = part.get("type")
         if kind == "tool-result":
-            value, is_error = _tool_result_output(part.get("output"))
+            if "output" not in part:
+                legacy = " (AI SDK v4's 'result' is now 'output')" if "result" in part else ""
+                raise ValueError(
+                    f"messages[{index}].content[{pos}]: a 'tool-result' part needs an 'output'{legacy}; "
+                    "the result would otherwise be lost"
+                )
+            try:
+                value, is_error = _tool_result_output(part.get("output"))
+            except ValueError as exc:
+                raise ValueError(f"messages[{index}].content[{pos}].output: {exc}") from None
             results.append({"tool_call_id": _key(part, "toolCallId", "tool_call_id"), "output": value,
                             "is_error": is_error})
         elif kind == "tool-approval-response":

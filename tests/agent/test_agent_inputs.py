@@ -98,3 +98,18 @@ def test_collect_parts_builds_steps_and_follows_ai_sdk_semantics() -> None:
                             FinishStepPart(finish_reason="awaiting-tool-result"),
                             FinishPart(finish_reason="awaiting-tool-result")])
     assert [c.tool_call_id for c in paused.pending_tool_calls] == ["p"]
+
+
+def test_a_tool_result_without_output_is_refused_not_lost() -> None:
+    v4_shape = [{"role": "tool", "content": [
+        {"type": "tool-result", "toolCallId": "c1", "toolName": "pick", "result": "teal"}]}]
+    with pytest.raises(ValueError, match=r"messages\[0\]\.content\[0\].*needs an 'output'.*'result' is now 'output'"):
+        parse_messages(v4_shape)
+    unknown = [{"role": "tool", "content": [
+        {"type": "tool-result", "toolCallId": "c1", "toolName": "pick", "output": {"type": "bogus", "value": 1}}]}]
+    with pytest.raises(ValueError, match=r"content\[0\]\.output: tool-result output type 'bogus'"):
+        parse_messages(unknown)
+    ok = [{"role": "tool", "content": [
+        {"type": "tool-result", "toolCallId": "c1", "toolName": "pick", "output": {"type": "text", "value": "teal"}}]}]
+    [result] = parse_messages(ok).tool_results
+    assert (result.output, result.is_error) == ("teal", False)
