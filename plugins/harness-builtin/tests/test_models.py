@@ -66,9 +66,11 @@ def test_missing_keys_are_configuration_errors(monkeypatch: pytest.MonkeyPatch) 
     assert info.value.error_type == "configuration"
     with pytest.raises(ModelError, match="OPENAI_API_KEY"):
         create_model_client("openai:gpt-4.1")
-    # A local OpenAI-compatible server needs no key.
+    # A local OpenAI-compatible or Anthropic-compatible server needs no key.
     client = create_model_client("openai:qwen2.5-coder", base_url="http://127.0.0.1:1/v1")
     assert client.name == "openai:qwen2.5-coder"
+    client = create_model_client("anthropic:local", base_url="http://127.0.0.1:1")
+    assert client.name == "anthropic:local"
 
 
 def test_a_client_object_passes_through() -> None:

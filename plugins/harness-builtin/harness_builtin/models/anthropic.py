@@ -106,14 +106,18 @@ class AnthropicClient:
         self.model = model
         self.name = f"anthropic:{model}"
         key = api_key or os.environ.get(ENV_VAR) or os.environ.get("ANTHROPIC_AUTH_TOKEN")
-        if not key:
-            raise ModelError(
-                "configuration",
-                f"no API key for {self.name}",
-                provider=self.provider,
-                hint=f"Set {ENV_VAR} (or pass api_key=...)",
-            )
         self.base_url = base_url or os.environ.get("ANTHROPIC_BASE_URL")
+        if not key:
+            if not self.base_url:
+                raise ModelError(
+                    "configuration",
+                    f"no API key for {self.name}",
+                    provider=self.provider,
+                    hint=f"Set {ENV_VAR} (or pass api_key=...), or give base_url= for a local server",
+                )
+            # A local or loopback server (a scripted model, a proxy that adds its own
+            # credentials) may need no key; the server answers 401 if it does.
+            key = "not-needed"
         self.max_retries = max_retries
         self.thinking_budget = thinking_budget
         self._client = anthropic.AsyncAnthropic(
