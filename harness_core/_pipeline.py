@@ -156,6 +156,15 @@ def denied_output(reason: str | None) -> ToolOutput:
     return ToolOutput(f"Execution denied: {reason}" if reason else "Execution denied", is_error=True)
 
 
+def _unknown_resources(what: str, exc: Exception) -> ApprovalDecision:
+    """The denial for a call whose ``resources`` mapping raised: unknown reach is unsafe."""
+    return ApprovalDecision(
+        ApprovalStatus.DENIED,
+        f"could not tell what {what} touches ({type(exc).__name__}: {exc}); denied for safety",
+        plugin="harness-core",
+    )
+
+
 @attrs.frozen(kw_only=True)
 class HostCallSetup:
     """Everything the pipeline needs for one session's host calls.
@@ -201,11 +210,7 @@ class HostCallSetup:
         try:
             resources = tool.resources_for(call.input) if tool is not None and isinstance(call.input, Mapping) else None
         except Exception as exc:
-            return ApprovalDecision(
-                ApprovalStatus.DENIED,
-                f"could not tell what built-in {call.tool_name!r} touches ({type(exc).__name__}: {exc}); denied for safety",
-                plugin="harness-core",
-            )
+            return _unknown_resources(f"built-in {call.tool_name!r}", exc)
         return self.hooks.approve_call(call, self.approval_context(tool, resources))
 
     def check(self, call: ToolCall, contexts: Mapping[str, Any], *, approve: bool = True) -> Outcome:
@@ -235,11 +240,7 @@ class HostCallSetup:
             try:
                 resources = tool.resources_for(validated)
             except Exception as exc:
-                decision = ApprovalDecision(
-                    ApprovalStatus.DENIED,
-                    f"could not tell what tool {tool.name!r} touches ({type(exc).__name__}: {exc}); denied for safety",
-                    plugin="harness-core",
-                )
+                decision = _unknown_resources(f"tool {tool.name!r}", exc)
             else:
                 decision = self.hooks.approve_call(checked, self.approval_context(tool, resources))
             if decision.status is ApprovalStatus.DENIED:

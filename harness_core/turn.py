@@ -24,6 +24,8 @@ from typing import Any
 
 import attrs
 
+from ._pipeline import denied_output
+
 __all__ = [
     "ApprovalResponse",
     "MessagesInput",
@@ -174,8 +176,7 @@ def _tool_result_output(output: Any) -> tuple[Any, bool]:
         if kind in ("error-text", "error-json"):
             return output.get("value"), True
         if kind == "execution-denied":
-            reason = output.get("reason")
-            return f"Execution denied: {reason}" if reason else "Execution denied", True
+            return denied_output(output.get("reason")).content, True
         if kind == "content":
             texts = [
                 item.get("text", "") for item in output.get("value") or ()

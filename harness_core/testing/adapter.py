@@ -44,7 +44,6 @@ Example::
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import signal
 import subprocess
@@ -888,8 +887,3 @@ def _inside(workspace: Path, path: str) -> Path:
     if not target.is_relative_to(root):
         raise PermissionError(f"{path!r} is outside the workspace")
     return target
-
-
-def scripted_state_json(state: Mapping[str, Any]) -> str:
-    """``json.dumps`` for state, failing loudly on anything that is not JSON data."""
-    return json.dumps(state, allow_nan=False)

@@ -31,6 +31,7 @@ from .tools import BUILTIN_KINDS, BUILTIN_TOOLS
 __all__ = ["HARNESS_ID", "BuiltinAdapter", "create_builtin_adapter"]
 
 HARNESS_ID: Final = "builtin"
+"""The harness id this plugin registers (``harness="builtin"``)."""
 
 _NO_MODEL: Final = (
     "the built-in harness has no model configured. Name one with model='provider:model' (in the "

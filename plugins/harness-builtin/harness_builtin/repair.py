@@ -43,7 +43,7 @@ class CallProblem:
     problem: str
 
 
-def _validate_host(name: str, schema: Mapping[str, Any], arguments: dict[str, Any]) -> list[str]:
+def _validate_host(schema: Mapping[str, Any], arguments: dict[str, Any]) -> list[str]:
     try:
         validator = jsonschema.Draft202012Validator(schema)
         errors = sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
@@ -102,7 +102,7 @@ def check_call(
             return None, CallProblem(call.call_id, call.name, f"invalid arguments: {details}")
     schema = host_schemas.get(call.name)
     if schema is not None:
-        problems = _validate_host(call.name, schema, arguments)
+        problems = _validate_host(schema, arguments)
         if problems:
             return None, CallProblem(call.call_id, call.name, "invalid arguments: " + "; ".join(problems))
     return arguments, None

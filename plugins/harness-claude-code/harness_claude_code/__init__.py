@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from ._builtins import BUILTINS, BY_NAME, BY_NATIVE, builtin_for_native
 from ._events import ClaudeCodeEvent, TurnView
-from ._settings import HOST_SERVER, ClaudeCodeSettings
+from ._settings import HARNESS_ID, HOST_SERVER, ClaudeCodeSettings
 
 if TYPE_CHECKING:
     from ._adapter import ClaudeCodeAdapter, claude_code, find_cli
@@ -41,8 +41,6 @@ __all__ = [
     "claude_code",
     "find_cli",
 ]
-
-HARNESS_ID = "claude-code"
 
 _LAZY = {
     "ClaudeCodeAdapter": "._adapter",

@@ -10,9 +10,8 @@ from typing import Any, Final
 
 from harness_core import HarnessConfigurationError, StartRequest
 
-from ._projection import HARNESS_ID
 from ._session import ClaudeCodeSession
-from ._settings import ClaudeCodeSettings
+from ._settings import HARNESS_ID, ClaudeCodeSettings
 
 __all__ = ["HARNESS_ID", "ClaudeCodeAdapter", "claude_code", "find_cli"]
 

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any, Final
 
 from harness_core import ProjectionContext
@@ -58,7 +58,7 @@ from harness_core.parts import (
 
 from ._builtins import builtin_for_native
 from ._events import ClaudeCodeEvent, ReadOnlyTurnView
-from ._settings import HOST_SERVER
+from ._settings import HARNESS_ID, HOST_PREFIX
 
 __all__ = [
     "HARNESS_ID",
@@ -70,8 +70,6 @@ __all__ = [
     "result_text",
     "usage_from",
 ]
-
-HARNESS_ID: Final = "claude-code"
 
 _STATE: Final = "claude-code.projection"
 
@@ -156,10 +154,9 @@ def result_text(content: object) -> str:
 
 def _strip_error_tag(text: str) -> str:
     stripped = text.strip()
-    for tag in ("tool_use_error",):
-        start, end = f"<{tag}>", f"</{tag}>"
-        if stripped.startswith(start) and stripped.endswith(end):
-            return stripped[len(start) : -len(end)].strip()
+    start, end = "<tool_use_error>", "</tool_use_error>"
+    if stripped.startswith(start) and stripped.endswith(end):
+        return stripped[len(start) : -len(end)].strip()
     return text
 
 
@@ -184,7 +181,7 @@ class ToolIdentity:
         return with_native_tool_name(None, HARNESS_ID, self.tool_name, self.native_tool_name)
 
 
-def identify_tool(native_name: str, host_prefix: str = f"mcp__{HOST_SERVER}__") -> ToolIdentity:
+def identify_tool(native_name: str, host_prefix: str = HOST_PREFIX) -> ToolIdentity:
     """Classify a tool name as Claude Code uses it (``Bash``, ``mcp__harness__weather``...)."""
     if native_name.startswith(host_prefix) and len(native_name) > len(host_prefix):
         return ToolIdentity(native_name[len(host_prefix) :], native_name, host=True, dynamic=False)
@@ -224,7 +221,6 @@ class _Projector:
         self.stop_reason: str | None = None
         self.calls: dict[str, tuple[ToolIdentity, Any]] = {}
         self.runtime_denials: dict[str, str] = {}
-        self.text_counter = 0
 
 
 def _projector(context: ProjectionContext) -> _Projector:
@@ -247,7 +243,7 @@ def project(event: ClaudeCodeEvent, context: ProjectionContext) -> list[Part]:
 
     message = event.message
     view = event.view
-    prefix = view.host_prefix if view is not None else f"mcp__{HOST_SERVER}__"
+    prefix = view.host_prefix if view is not None else HOST_PREFIX
     state = _projector(context)
     if isinstance(message, StreamEvent):
         if message.parent_tool_use_id is not None:
@@ -457,10 +453,3 @@ def dumps_input(value: object) -> str:
     """Canonical JSON of a tool input, for comparing calls."""
     return json.dumps(value, sort_keys=True, separators=(",", ":"), default=repr)
 
-
-def parts_of(events: Sequence[ClaudeCodeEvent], context: ProjectionContext) -> list[Part]:
-    """Project several events in order (a convenience for tests and tools)."""
-    parts: list[Part] = []
-    for event in events:
-        parts.extend(project(event, context))
-    return parts

@@ -55,7 +55,6 @@ class Runtime:
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=40)
         self.exit_error: BaseException | None = None
         self.exited = False
-        self.total_cost_usd = 0.0
 
     def record_stderr(self, line: str) -> None:
         """Keep the last lines of the CLI's stderr for error reports."""

@@ -32,7 +32,7 @@ from ._mcp import build_host_server
 from ._options import ProcessSpec, build_options, config_dir_of
 from ._projection import identify_tool
 from ._runtime import Runtime, RuntimeStartError
-from ._settings import HOST_SERVER, ClaudeCodeSettings
+from ._settings import HOST_PREFIX, HOST_SERVER, ClaudeCodeSettings
 from ._state import (
     ApprovalAnswer,
     ContinueState,
@@ -223,7 +223,7 @@ class ClaudeCodeSession:
 
     async def _pre_tool_use(self, hook_input: Any, tool_use_id: str | None, context: Any) -> dict[str, Any]:
         name = hook_input.get("tool_name") if isinstance(hook_input, dict) else None
-        if isinstance(name, str) and name.startswith(f"mcp__{HOST_SERVER}__"):
+        if isinstance(name, str) and name.startswith(HOST_PREFIX):
             return {}
         return _ASK
 
@@ -231,7 +231,7 @@ class ClaudeCodeSession:
                             context: ToolPermissionContext) -> PermissionResultAllow | PermissionResultDeny:
         from claude_agent_sdk import PermissionResultAllow, PermissionResultDeny
 
-        if tool_name.startswith(f"mcp__{HOST_SERVER}__"):
+        if tool_name.startswith(HOST_PREFIX):
             return PermissionResultAllow(updated_input=tool_input)
         builtin = BY_NATIVE.get(tool_name)
         if builtin is not None and self._filter is not None and not self._filter.allows(builtin.name):

@@ -11,11 +11,17 @@ import attrs
 
 from harness_core import HarnessConfigurationError
 
-__all__ = ["HOST_SERVER", "RESERVED_OPTIONS", "ClaudeCodeSettings"]
+__all__ = ["HARNESS_ID", "HOST_PREFIX", "HOST_SERVER", "RESERVED_OPTIONS", "ClaudeCodeSettings"]
+
+HARNESS_ID: Final = "claude-code"
+"""The adapter's harness id (``HarnessAgent(harness="claude-code")``)."""
 
 HOST_SERVER: Final = "harness"
 """Name of the in-process MCP server carrying host tools: Claude Code calls them
 ``mcp__harness__<tool>``."""
+
+HOST_PREFIX: Final = f"mcp__{HOST_SERVER}__"
+"""The prefix of host tool names as Claude Code sees them (``mcp__harness__``)."""
 
 RESERVED_OPTIONS: Final[Mapping[str, str]] = {
     "can_use_tool": "approvals go through harness_approve_call",

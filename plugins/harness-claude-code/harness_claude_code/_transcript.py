@@ -127,24 +127,13 @@ def _entries(path: Path) -> list[dict[str, Any]]:
     return entries
 
 
-def _tool_use_ids(entry: dict[str, Any]) -> set[str]:
+def _block_ids(entry: dict[str, Any], block_type: str, key: str) -> set[str]:
+    """``block[key]`` of the entry's content blocks of type ``block_type``."""
     message = entry.get("message")
     content = message.get("content") if isinstance(message, dict) else None
     if not isinstance(content, list):
         return set()
-    return {str(block.get("id")) for block in content if isinstance(block, dict) and block.get("type") == "tool_use"}
-
-
-def _result_ids(entry: dict[str, Any]) -> set[str]:
-    message = entry.get("message")
-    content = message.get("content") if isinstance(message, dict) else None
-    if not isinstance(content, list):
-        return set()
-    return {
-        str(block.get("tool_use_id"))
-        for block in content
-        if isinstance(block, dict) and block.get("type") == "tool_result"
-    }
+    return {str(block.get(key)) for block in content if isinstance(block, dict) and block.get("type") == block_type}
 
 
 def append_results(path: Path, results: Iterable[LateResult]) -> list[str]:
@@ -164,10 +153,10 @@ def append_results(path: Path, results: Iterable[LateResult]) -> list[str]:
     owners: dict[str, dict[str, Any]] = {}
     for entry in entries:
         if entry.get("type") == "assistant" and not entry.get("isSidechain"):
-            for call_id in _tool_use_ids(entry):
+            for call_id in _block_ids(entry, "tool_use", "id"):
                 owners[call_id] = entry
         elif entry.get("type") == "user":
-            answered |= _result_ids(entry)
+            answered |= _block_ids(entry, "tool_result", "tool_use_id")
     lines: list[str] = []
     written: list[str] = []
     for result in results:

@@ -163,7 +163,7 @@ class ClaudeCodeTurn:
         call_id = self._call_id(tool_use_id)
         stored = self._take_replay(call_id, native_name, native_input)
         if isinstance(stored, ApprovalAnswer):
-            self._record_answer(call_id, native_name, native_input, stored)
+            self._record_answer(call_id, stored)
             return stored
         identity = identify_tool(native_name, self.view.host_prefix)
         original = self.view.original_id(call_id)
@@ -196,7 +196,7 @@ class ClaudeCodeTurn:
         self.view.host_calls[call_id] = tool_name
         stored = self._take_replay(call_id, native_name, arguments)
         if isinstance(stored, ResultAnswer):
-            self._record_answer(call_id, native_name, arguments, stored)
+            self._record_answer(call_id, stored)
             return ToolOutput(stored.content, stored.is_error)
         original = self.view.original_id(call_id)
         identity = identify_tool(native_name, self.view.host_prefix)
@@ -234,11 +234,7 @@ class ClaudeCodeTurn:
             raise KeyError(f"no pending approval {approval_id!r} in this Claude Code turn "
                            f"(pending: {sorted(self._approvals) or 'none'})")
         answer = ApprovalAnswer(approved=approved, reason=None if approved else (reason or DEFAULT_DENIAL))
-        if not approved:
-            self.view.denied[waiter.tool_use_id] = answer.reason or DEFAULT_DENIAL
-        call = self._open.get(waiter.tool_use_id)
-        if call is not None:
-            call.answer = answer
+        self._record_answer(waiter.tool_use_id, answer)
         waiter.settle(answer)
 
     async def submit_tool_result(self, tool_call_id: str, output: ToolOutput) -> None:
@@ -252,9 +248,7 @@ class ClaudeCodeTurn:
             raise KeyError(f"no host tool call {tool_call_id!r} waits for a result in this Claude Code turn "
                            f"(waiting: {sorted(self._host_waiters) or 'none'})")
         answer = ResultAnswer(content=output.content, is_error=output.is_error)
-        call = self._open.get(waiter.tool_use_id)
-        if call is not None:
-            call.answer = answer
+        self._record_answer(waiter.tool_use_id, answer)
         waiter.settle(answer)
 
     async def abort(self) -> None:
@@ -338,8 +332,8 @@ class ClaudeCodeTurn:
         if approval_id is not None:
             call.approval_id = approval_id
 
-    def _record_answer(self, call_id: str, native_name: str, native_input: Any,
-                       answer: ApprovalAnswer | ResultAnswer) -> None:
+    def _record_answer(self, call_id: str, answer: ApprovalAnswer | ResultAnswer) -> None:
+        """Keep the host's answer on the open call; a denial also goes to the projection's view."""
         if isinstance(answer, ApprovalAnswer) and not answer.approved:
             self.view.denied[call_id] = answer.reason or DEFAULT_DENIAL
         call = self._open.get(call_id)

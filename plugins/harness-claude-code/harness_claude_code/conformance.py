@@ -29,7 +29,7 @@ from harness_core.testing import scenario_script as core_scenario_script
 from harness_core.testing.conformance import ConformanceTarget, Scenario, ScenarioCall
 
 from ._adapter import claude_code
-from ._settings import HOST_SERVER
+from ._settings import HOST_PREFIX
 
 __all__ = ["ScenarioFailure", "conformance_target", "scenario_script", "wire_tool_name"]
 
@@ -54,7 +54,7 @@ def wire_tool_name(call: ScenarioCall) -> str:
     Built-ins keep their common name (the scripted server resolves ``bash`` to ``Bash``);
     host tools are MCP tools of the ``harness`` server: ``mcp__harness__<tool>``.
     """
-    return call.tool if call.builtin else f"mcp__{HOST_SERVER}__{call.tool}"
+    return call.tool if call.builtin else f"{HOST_PREFIX}{call.tool}"
 
 
 def scenario_script(scenario: Scenario) -> Script:

@@ -14,10 +14,9 @@ from harness_core.parts import Part
 
 from ._builtins import BUILTINS
 from ._events import ClaudeCodeEvent
+from ._settings import HARNESS_ID
 
 __all__ = ["harness_adapters", "harness_declare_builtins", "harness_project_event"]
-
-HARNESS_ID = "claude-code"
 
 
 def _factory(**settings: Any) -> Any:

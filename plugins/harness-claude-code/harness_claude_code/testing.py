@@ -107,11 +107,14 @@ async def drive(
 
 
 async def eventually(predicate: Callable[[], bool], *, timeout: float = 10.0, what: str = "condition") -> None:
-    """Poll ``predicate`` (a quick, synchronous check of outside state) until it holds."""
-    with anyio.fail_after(timeout):
+    """Poll ``predicate`` (a quick, synchronous check of outside state) every 50 ms until it holds.
+
+    Raises:
+        TimeoutError: it did not hold within ``timeout`` seconds (the message names ``what``).
+    """
+    with anyio.move_on_after(timeout):
         while True:
             if predicate():
                 return
             await anyio.sleep(0.05)
-
-
+    raise TimeoutError(f"{what} did not hold within {timeout} s")

@@ -31,6 +31,7 @@ from harness_claude_code._transcript import (
     project_dir_name,
     relocate_transcript,
 )
+from harness_claude_code.testing import eventually
 
 from harness_core import (
     BuiltinFilter,
@@ -189,9 +190,11 @@ async def test_start_refuses_bad_state_and_missing_workspace(tmp_path: Path) -> 
         await claude_code(cwd=tmp_path / "missing").start(StartRequest(session_id="s"))
 
 
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
+@pytest.mark.anyio
+async def test_eventually_names_what_did_not_hold() -> None:
+    await eventually(lambda: True, timeout=0.1)
+    with pytest.raises(TimeoutError, match=r"the marker file did not hold within 0\.1 s"):
+        await eventually(lambda: False, timeout=0.1, what="the marker file")
 
 
 def test_state_round_trips() -> None:

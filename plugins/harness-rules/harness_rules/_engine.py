@@ -455,8 +455,6 @@ def _absolute(path: str) -> str:
     return os.path.normpath(os.path.abspath(os.path.expanduser(path)))
 
 
-
-
 def _verdict(facts: CallFacts, tally: _Tally) -> RuleVerdict:
     matches = tuple(tally.deny + tally.ask + tally.allow)
     label = facts.label

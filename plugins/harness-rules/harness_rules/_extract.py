@@ -31,9 +31,10 @@ from harness_core import BuiltinTool, ToolKind, ToolResources
 
 from ._names import canonical_tool
 
-__all__ = ["BASELINE_BUILTINS", "baseline_resources", "missing_input"]
+__all__ = ["BASELINE_BUILTINS", "PATH_KEYS", "baseline_resources", "missing_input"]
 
-_PATH_KEYS: Final = ("file_path", "path", "notebook_path", "filePath")
+PATH_KEYS: Final = ("file_path", "path", "notebook_path", "filePath")
+"""Input keys naming the file of a ``read`` / ``write`` / ``edit`` call, in order of preference."""
 _PATCH_FILE: Final = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+?)\s*$|^\*\*\* Move to: (.+?)\s*$", re.MULTILINE)
 _MAGIC: Final = re.compile(r"[*?\[{]")
 
@@ -51,7 +52,7 @@ def baseline_resources(names: Iterable[str], tool_input: Any) -> ToolResources |
     canonical = {canonical_tool(n) for n in names}
     data: Mapping[str, Any] = tool_input if isinstance(tool_input, Mapping) else {}
     if canonical & {"read", "write", "edit"}:
-        return ToolResources(paths=tuple(str(data[k]) for k in _PATH_KEYS if isinstance(data.get(k), str)))
+        return ToolResources(paths=tuple(str(data[k]) for k in PATH_KEYS if isinstance(data.get(k), str)))
     if "bash" in canonical:
         return ToolResources(command=_command(data))
     if "grep" in canonical:

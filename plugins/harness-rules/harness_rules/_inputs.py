@@ -23,11 +23,11 @@ from typing import Any, Final
 from jsonschema import Draft202012Validator
 from jsonschema.exceptions import SchemaError
 
+from ._extract import PATH_KEYS
 from ._names import canonical_tool
 
 __all__ = ["input_problem"]
 
-_PATH_KEYS: Final = ("file_path", "path", "notebook_path", "filePath")
 _NO_PATTERN: Final = frozenset({"LS", "ls"})  # directory listings take no pattern
 
 
@@ -80,9 +80,9 @@ def _baseline_problem(tool: str, data: Mapping[str, Any]) -> str | None:
             return _missing(tool, data, ("input", "patch"), "the patch text, a string")
         return None if isinstance(data[key], str) else f"the {tool} input's `{key}` must be a string"
     if canonical in ("read", "write", "edit"):
-        key = next((k for k in _PATH_KEYS if k in data), None)
+        key = next((k for k in PATH_KEYS if k in data), None)
         if key is None:
-            return _missing(tool, data, _PATH_KEYS, "the file, a string")
+            return _missing(tool, data, PATH_KEYS, "the file, a string")
         return None if isinstance(data[key], str) else f"the {tool} input's `{key}` must be a string"
     if canonical in ("grep", "glob") and tool not in _NO_PATTERN:
         if "pattern" not in data:

@@ -59,7 +59,7 @@ class RuleOrigin:
     line: int | None = None
 
     def describe(self) -> str:
-        """``source:line (layer)``."""
+        """``source:line, layer layer`` (``source, layer layer`` without a line), as reasons show it."""
         where = f"{self.source}:{self.line}" if self.line is not None else self.source
         return f"{where}, {self.layer} layer"
 

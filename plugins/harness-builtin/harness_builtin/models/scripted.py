@@ -11,7 +11,7 @@ wire does not matter. Fault injection needs the HTTP servers.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable
 from typing import Any
 
 from harness_core.parts import FinishReason, Usage
@@ -132,10 +132,3 @@ class ScriptedModelClient:
 
     async def aclose(self) -> None:
         """Nothing to release."""
-
-
-def script_of(turns: Sequence[Any]) -> Any:
-    """A :class:`harness_core.testing.Script` from turns (a convenience for tests)."""
-    from harness_core.testing import Script
-
-    return Script.of(*turns)

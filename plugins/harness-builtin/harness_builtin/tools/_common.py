@@ -13,6 +13,7 @@ from ..settings import DEFAULT_TOOL_SETTINGS, ToolSettings
 from ..workspace import Workspace
 
 __all__ = [
+    "BINARY_PROBE_BYTES",
     "SETTINGS_KEY",
     "WORKSPACE_KEY",
     "ToolError",
@@ -26,6 +27,8 @@ WORKSPACE_KEY: Final = "harness_builtin.workspace"
 """``ToolContext.metadata`` key of the :class:`~harness_builtin.workspace.Workspace`."""
 SETTINGS_KEY: Final = "harness_builtin.tool_settings"
 """``ToolContext.metadata`` key of the :class:`~harness_builtin.settings.ToolSettings`."""
+BINARY_PROBE_BYTES: Final = 8192
+"""A file whose first this-many bytes hold a NUL byte is treated as binary."""
 
 
 class ToolError(HarnessError):

@@ -7,11 +7,9 @@ from typing import Any, Final
 from harness_core.output import sanitize_text
 from harness_core.tools import HarnessTool, ToolContext, ToolResources, define_harness_tool
 
-from ._common import ToolError, describe_os_error, settings_of, workspace_of
+from ._common import BINARY_PROBE_BYTES, ToolError, describe_os_error, settings_of, workspace_of
 
 __all__ = ["EDIT", "READ", "WRITE"]
-
-_BINARY_PROBE: Final = 8192
 
 
 def _path_resources(value: Any) -> ToolResources:
@@ -39,7 +37,7 @@ def _read(input: dict[str, Any], context: ToolContext) -> str:
         raise ToolError(describe_os_error(exc, path)) from None
     except ValueError as exc:
         raise ToolError(f"{path!r}: {exc}") from None
-    if b"\0" in data[:_BINARY_PROBE]:
+    if b"\0" in data[:BINARY_PROBE_BYTES]:
         raise ToolError(f"{path!r} is a binary file ({len(data)} bytes); read only shows text files")
     text = sanitize_text(data)
     lines = text.splitlines()

@@ -13,11 +13,9 @@ from harness_core.output import sanitize_text
 from harness_core.tools import HarnessTool, ToolContext, ToolResources, define_harness_tool
 
 from ..workspace import Workspace
-from ._common import ToolError, describe_os_error, settings_of, workspace_of
+from ._common import BINARY_PROBE_BYTES, ToolError, describe_os_error, settings_of, workspace_of
 
 __all__ = ["GLOB", "GREP", "LS", "glob_to_regex"]
-
-_BINARY_PROBE: Final = 8192
 
 
 def _search_resources(value: Any) -> ToolResources:
@@ -121,7 +119,7 @@ def _grep(input: dict[str, Any], context: ToolContext) -> str:
             data = file.read_bytes()
         except OSError:
             continue
-        if b"\0" in data[:_BINARY_PROBE]:
+        if b"\0" in data[:BINARY_PROBE_BYTES]:
             continue
         shown = workspace.display(file)
         for number, line in enumerate(sanitize_text(data).splitlines(), start=1):
