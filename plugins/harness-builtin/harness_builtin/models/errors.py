@@ -10,12 +10,14 @@ type, so it works for in-stream error events (HTTP 200) too.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
-from .base import ModelError
+from .base import ModelError, ModelEvent
 
-__all__ = ["classify_sdk_error", "incomplete_response", "mid_stream"]
+__all__ = ["classify_sdk_error", "guard_stream", "incomplete_response", "mid_stream"]
+
+_RETRY_HINT = "The response stream ended before the model finished; try again"
 
 _BODY_TYPES: Mapping[str, str] = {
     "authentication_error": "authentication",
@@ -93,7 +95,7 @@ def _hint(error_type: str, provider: str, model: str, env_var: str, base_url: st
         "server-error": f"The provider failed; try again later (retried {max_retries} time(s))",
         "connection": f"Could not reach {where}: check the network, the base URL, and that the server is running",
         "timeout": "The request timed out; try again, or raise the client timeout",
-        "incomplete-response": "The response stream ended before the model finished; try again",
+        "incomplete-response": _RETRY_HINT,
     }
     return hints.get(error_type, "")
 
@@ -154,7 +156,7 @@ def mid_stream(error: ModelError) -> ModelError:
         str(error).split(". Could not reach", 1)[0].replace("failed (connection", "failed (incomplete-response")
         + " (the connection broke mid-response)",
         provider=error.provider,
-        hint="The response stream ended before the model finished; try again",
+        hint=_RETRY_HINT,
     )
 
 
@@ -164,5 +166,32 @@ def incomplete_response(provider: str, model: str, what: str) -> ModelError:
         "incomplete-response",
         f"{provider} model {model!r} failed (incomplete-response): {what}",
         provider=provider,
-        hint="The response stream ended before the model finished; try again",
+        hint=_RETRY_HINT,
     )
+
+
+async def guard_stream(
+    events: AsyncIterator[ModelEvent], classify: Callable[[BaseException], ModelError | None]
+) -> AsyncIterator[ModelEvent]:
+    """Yield ``events``, turning an SDK exception into a :class:`ModelError`.
+
+    Args:
+        events: a client's raw event stream.
+        classify: maps an exception to a ``ModelError`` (``None``: not an SDK error, re-raised).
+
+    Raises:
+        ModelError: the classified error; after the first event it is marked as a
+            mid-stream failure (:func:`mid_stream`).
+    """
+    received = False
+    try:
+        async for event in events:
+            received = True
+            yield event
+    except ModelError:
+        raise
+    except Exception as exc:
+        error = classify(exc)
+        if error is None:
+            raise
+        raise (mid_stream(error) if received else error) from exc

@@ -28,7 +28,7 @@ from .base import (
     ToolCallDelta,
     ToolCallStart,
 )
-from .errors import classify_sdk_error, incomplete_response, mid_stream
+from .errors import classify_sdk_error, guard_stream, incomplete_response
 
 __all__ = ["OpenAIChatClient", "to_openai_messages"]
 
@@ -127,18 +127,8 @@ class OpenAIChatClient:
                                                   "parameters": t.input_schema}}
                 for t in request.tools
             ]
-        received = False
-        try:
-            async for event in self._events(params):
-                received = True
-                yield event
-        except ModelError:
-            raise
-        except Exception as exc:
-            error = self._error(exc)
-            if error is None:
-                raise
-            raise (mid_stream(error) if received else error) from exc
+        async for event in guard_stream(self._events(params), self._error):
+            yield event
 
     async def _events(self, params: dict[str, Any]) -> AsyncIterator[ModelEvent]:
         stream = await self._client.chat.completions.create(**params)

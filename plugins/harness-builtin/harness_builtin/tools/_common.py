@@ -14,6 +14,7 @@ from ..workspace import Workspace
 
 __all__ = [
     "BINARY_PROBE_BYTES",
+    "cut_line",
     "SETTINGS_KEY",
     "WORKSPACE_KEY",
     "ToolError",
@@ -78,6 +79,11 @@ def describe_os_error(exc: OSError, path: str) -> str:
     if exc.errno == errno.ELOOP:
         return exc.strerror if exc.strerror and "loop" in exc.strerror else f"{path!r}: symbolic-link loop"
     return f"{path!r}: {exc.strerror or exc}"
+
+
+def cut_line(line: str, cap: int) -> str:
+    """``line`` cut to ``cap`` characters, with ``" [line cut]"`` appended when it was longer."""
+    return line if len(line) <= cap else line[:cap] + " [line cut]"
 
 
 def cut_middle(text: str, limit: int) -> str:

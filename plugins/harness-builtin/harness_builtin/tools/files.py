@@ -7,7 +7,14 @@ from typing import Any, Final
 from harness_core.output import sanitize_text
 from harness_core.tools import HarnessTool, ToolContext, ToolResources, define_harness_tool
 
-from ._common import BINARY_PROBE_BYTES, ToolError, describe_os_error, settings_of, workspace_of
+from ._common import (
+    BINARY_PROBE_BYTES,
+    ToolError,
+    cut_line,
+    describe_os_error,
+    settings_of,
+    workspace_of,
+)
 
 __all__ = ["EDIT", "READ", "WRITE"]
 
@@ -50,7 +57,7 @@ def _read(input: dict[str, Any], context: ToolContext) -> str:
     chunk = lines[start : start + limit]
     cap = settings.read_max_line_chars
     body = "\n".join(
-        f"{number:>6}\t{line if len(line) <= cap else line[:cap] + ' [line cut]'}"
+        f"{number:>6}\t{cut_line(line, cap)}"
         for number, line in enumerate(chunk, start=offset)
     )
     last = start + len(chunk)

@@ -13,7 +13,14 @@ from harness_core.output import sanitize_text
 from harness_core.tools import HarnessTool, ToolContext, ToolResources, define_harness_tool
 
 from ..workspace import Workspace
-from ._common import BINARY_PROBE_BYTES, ToolError, describe_os_error, settings_of, workspace_of
+from ._common import (
+    BINARY_PROBE_BYTES,
+    ToolError,
+    cut_line,
+    describe_os_error,
+    settings_of,
+    workspace_of,
+)
 
 __all__ = ["GLOB", "GREP", "LS", "glob_to_regex"]
 
@@ -127,7 +134,7 @@ def _grep(input: dict[str, Any], context: ToolContext) -> str:
                 continue
             total += 1
             if len(lines) < limit:
-                text = line if len(line) <= cap else line[:cap] + " [line cut]"
+                text = cut_line(line, cap)
                 lines.append(f"{shown}:{number}:{text}")
     where = workspace.display(base)
     if not lines:
