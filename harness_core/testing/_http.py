@@ -92,6 +92,9 @@ def _stream_events(events: Iterable[SseEvent], answer: Answer) -> list[SseEvent]
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     server_version = "ScriptedModelServer/1"
+    # TCP_NODELAY: headers and body go out in separate writes; with Nagle's algorithm the
+    # second write waits for the client's delayed ACK (about 40 ms a request).
+    disable_nagle_algorithm = True
     server: HTTPAnswerServer
 
     def log_message(self, format: str, *args: Any) -> None:
