@@ -69,7 +69,7 @@ class CallBook:
         if answer is not None:
             return answer
         wanted = dumps_input(native_input)
-        for original, stored in list(self.replay.items()):
+        for original in list(self.replay):
             call = self.open.get(original)
             if call is not None and call.native_name == native_name and dumps_input(call.input) == wanted:
                 self.aliases[call_id] = original

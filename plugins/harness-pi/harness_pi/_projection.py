@@ -35,7 +35,7 @@ from harness_core.parts import (
 )
 
 from ._builtins import BY_NATIVE
-from ._events import PiCompaction, PiEvent, PiRecord, PiToolCall, PiToolResult
+from ._events import PiEvent, PiRecord, PiToolCall, PiToolResult
 from ._settings import HARNESS_ID
 
 __all__ = ["COMPACTION_TOOL", "finish_reason", "project", "usage_from"]
@@ -133,15 +133,13 @@ def project(event: PiEvent, context: ProjectionContext) -> list[Part]:
                                   provider_executed=True, dynamic=dynamic or None, provider_metadata=metadata)]
         return [ToolResultPart(tool_call_id=event.call_id, tool_name=name, input=event.input, output=event.output,
                                provider_executed=True, dynamic=dynamic or None, provider_metadata=metadata)]
-    if isinstance(event, PiCompaction):
-        trigger = {"trigger": event.reason}
-        output: dict[str, Any] = {"summary": event.summary, "trigger": event.reason}
-        if event.tokens_before is not None:
-            output["tokensBefore"] = event.tokens_before
-        return [
-            ToolCallPart(tool_call_id=event.compaction_id, tool_name=COMPACTION_TOOL, input=trigger,
-                         provider_executed=True, dynamic=True),
-            ToolResultPart(tool_call_id=event.compaction_id, tool_name=COMPACTION_TOOL, input=trigger,
-                           output=output, provider_executed=True, dynamic=True),
-        ]
-    return []
+    trigger = {"trigger": event.reason}  # a PiCompaction
+    output: dict[str, Any] = {"summary": event.summary, "trigger": event.reason}
+    if event.tokens_before is not None:
+        output["tokensBefore"] = event.tokens_before
+    return [
+        ToolCallPart(tool_call_id=event.compaction_id, tool_name=COMPACTION_TOOL, input=trigger,
+                     provider_executed=True, dynamic=True),
+        ToolResultPart(tool_call_id=event.compaction_id, tool_name=COMPACTION_TOOL, input=trigger,
+                       output=output, provider_executed=True, dynamic=True),
+    ]

@@ -52,6 +52,15 @@ CONTINUE_PROMPT: Final = ("(The previous step was interrupted before its tool ca
 """The message that restarts an interrupted step in a continued turn."""
 
 
+async def _children_gone(process: PiProcess, timeout: float) -> None:
+    """Wait up to ``timeout`` seconds for pi's process group to hold only pi."""
+    with anyio.move_on_after(timeout):
+        for _ in itertools.count():
+            if not [pid for pid in process.group_pids() if pid != process.pid]:
+                return
+            await anyio.sleep(0.05)
+
+
 class PiSession:
     """Live pi state of one harness session (see the module docs).
 
@@ -352,9 +361,7 @@ class PiSession:
         except PiCommandError:
             await self._kill()
             return
-        with anyio.move_on_after(2):
-            while [pid for pid in process.group_pids() if pid != process.pid]:
-                await anyio.sleep(0.05)
+        await _children_gone(process, 2.0)
         for pid in process.group_pids():
             if pid != process.pid:
                 with contextlib.suppress(ProcessLookupError, PermissionError):

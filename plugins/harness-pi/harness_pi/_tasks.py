@@ -59,8 +59,8 @@ def spawn(coro: Coroutine[Any, Any, None]) -> Detached:
     async def runner() -> None:
         try:
             await coro
-        except BaseException:  # noqa: S110 - the coroutine reports its own failures
-            pass
+        except BaseException:
+            pass  # the coroutine reports its own failures
         finally:
             handle.finished()
 
