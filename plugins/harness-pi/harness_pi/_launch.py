@@ -34,10 +34,14 @@ from harness_core import HarnessConfigurationError
 
 from ._settings import PiSettings
 
-__all__ = ["KEY_VARIABLE", "PiHome", "find_pi", "pi_version", "rpc_argv"]
+__all__ = ["KEY_VARIABLE", "MARKER_VARIABLE", "PiHome", "find_pi", "pi_version", "rpc_argv"]
 
 KEY_VARIABLE: Final = "HARNESS_PI_API_KEY"
 """The environment variable carrying ``api_key=`` to pi."""
+
+MARKER_VARIABLE: Final = "HARNESS_PI_HOME"
+"""Set to the session's temporary directory in pi's environment; pi's tools inherit it, so
+the adapter finds (and ends) every process a session started."""
 
 _PASS_THROUGH: Final = ("LANG", "LC_ALL", "LC_CTYPE", "TZ", "TMPDIR", "SYSTEMROOT")
 
@@ -176,7 +180,13 @@ class PiHome:
                    PI_OFFLINE="1")
         env[KEY_VARIABLE] = settings.api_key or "harness-pi-no-key"
         env.update(settings.env)
+        env[MARKER_VARIABLE] = str(self.root)
         return env
+
+    @property
+    def marker(self) -> str:
+        """The environment entry (``NAME=value``) every process of this session carries."""
+        return f"{MARKER_VARIABLE}={self.root}"
 
     def cleanup(self) -> None:
         """Remove the directory (idempotent)."""

@@ -26,11 +26,39 @@ from anyio.abc import Process
 
 from ._tasks import Detached, spawn
 
-__all__ = ["PiCommandError", "PiProcess"]
+__all__ = ["PiCommandError", "PiProcess", "kill_marked"]
 
 logger = logging.getLogger("harness_pi")
 
 _STDERR_TAIL = 20
+
+
+def _marked(marker: str, pgid: int | None) -> list[int]:
+    found = []
+    needle = marker.encode("utf-8")
+    with contextlib.suppress(OSError):
+        for entry in os.listdir("/proc"):
+            if not entry.isdigit() or int(entry) == os.getpid():
+                continue
+            try:
+                fields = Path("/proc", entry, "stat").read_text().rpartition(")")[2].split()
+                if len(fields) < 3 or fields[0] in ("Z", "X"):
+                    continue
+                in_group = pgid is not None and fields[2] == str(pgid)
+                if in_group or (needle and needle in Path("/proc", entry, "environ").read_bytes().split(b"\0")):
+                    found.append(int(entry))
+            except OSError:
+                continue
+    return found
+
+
+def kill_marked(marker: str) -> None:
+    """SIGKILL every process whose environment holds ``marker`` (``NAME=value``)."""
+    if not marker:
+        return
+    for pid in _marked(marker, None):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
 
 
 class PiCommandError(Exception):
@@ -56,8 +84,9 @@ class PiProcess:
 
     def __init__(self, argv: Sequence[str], env: Mapping[str, str], cwd: Path,
                  on_record: Callable[[dict[str, Any]], None], on_exit: Callable[[int | None], None],
-                 stderr: Callable[[str], None] | None = None) -> None:
+                 stderr: Callable[[str], None] | None = None, marker: str = "") -> None:
         self.argv = list(argv)
+        self._marker = marker
         self._env = dict(env)
         self._cwd = cwd
         self._on_record = on_record
@@ -135,29 +164,17 @@ class PiProcess:
         return waiter.record.get("data")
 
     def group_pids(self) -> list[int]:
-        """Live processes of pi's process group (pi and what it started); Linux ``/proc`` only."""
-        pgid = self.pid
-        if pgid is None:
-            return []
-        found = []
-        with contextlib.suppress(OSError):
-            for entry in os.listdir("/proc"):
-                if not entry.isdigit():
-                    continue
-                try:
-                    stat = Path("/proc", entry, "stat").read_text()
-                except OSError:
-                    continue
-                fields = stat.rpartition(")")[2].split()
-                if len(fields) > 2 and fields[0] != "Z" and fields[2] == str(pgid):
-                    found.append(int(entry))
-        return found
+        """Live processes pi started, and pi: its process group plus every process carrying
+        the ``marker`` environment entry (pi's tools run detached, in groups of their own,
+        and inherit it). Linux ``/proc`` only; empty elsewhere."""
+        return _marked(self._marker, self.pid if self.running else None)
 
     def kill(self) -> None:
-        """SIGKILL pi's whole process group now."""
+        """SIGKILL pi's process group and every process carrying the marker, now."""
         if self.pid is not None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
                 os.killpg(self.pid, signal.SIGKILL)
+        kill_marked(self._marker)
 
     async def close(self, grace: float = 2.0) -> None:
         """Close stdin (pi's orderly shutdown), wait ``grace`` seconds, then kill the group."""

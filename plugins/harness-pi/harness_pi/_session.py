@@ -39,7 +39,7 @@ from harness_core import (
 from ._builtins import BUILTINS
 from ._extension import extension_source
 from ._launch import PiHome, rpc_argv
-from ._rpc import PiCommandError, PiProcess
+from ._rpc import PiCommandError, PiProcess, kill_marked
 from ._settings import PiSettings
 from ._state import ResumeState, SuspendState, parse_resume, parse_suspend, truncate_session
 from ._tasks import spawn
@@ -119,9 +119,14 @@ class PiSession:
 
     @property
     def runtime_pids(self) -> list[int]:
-        """pi's process group (pi and what it started); empty when no pi runs."""
+        """pi and every process it started (they carry the session's marker); empty when none runs."""
         process = self._process
-        return process.group_pids() if process is not None and process.running else []
+        return process.group_pids() if process is not None else []
+
+    @property
+    def temp_dir(self) -> Path:
+        """The session's temporary directory (removed by :meth:`destroy`)."""
+        return self._home.root
 
     @property
     def pi_pid(self) -> int | None:
@@ -177,6 +182,7 @@ class PiSession:
 
             def on_exit(returncode: int | None) -> None:
                 if holder and holder[0] is self._process:
+                    kill_marked(self._home.marker)  # what the dead pi started (its tools run detached)
                     tail = "; ".join(holder[0].stderr_tail)
                     description = (f"pi (pid {holder[0].pid}) exited unexpectedly (status {returncode})"
                                    + (f"; stderr: {tail[-1500:]}" if tail else "")
@@ -186,7 +192,7 @@ class PiSession:
                         self._turn.runtime_exited(description)
 
             process = PiProcess(argv, self._home.environ(self._settings), self.cwd, on_record, on_exit,
-                                self._settings.stderr)
+                                self._settings.stderr, marker=self._home.marker)
             holder.append(process)
             await process.start()
             self._process, self._key = process, key
