@@ -12,7 +12,12 @@ import anyio
 import pytest
 
 from harness_core import ApprovalResponse, LocalSandbox
-from harness_core.parts import ToolApprovalRequestPart, ToolOutputDeniedPart, ToolResultPart, parse_part
+from harness_core.parts import (
+    ToolApprovalRequestPart,
+    ToolOutputDeniedPart,
+    ToolResultPart,
+    parse_part,
+)
 from harness_core.result import collect_parts
 from harness_core.testing import ScenarioFailure, ScriptedModelServer
 from harness_core.testing.conformance import (
