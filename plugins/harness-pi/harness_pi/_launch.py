@@ -5,7 +5,7 @@ Every pi process the adapter starts gets its own temporary directory (:class:`Pi
     <tmp>/home/                  HOME
     <tmp>/home/.pi/agent/        PI_CODING_AGENT_DIR: models.json, settings.json, mcp.json
     <tmp>/sessions/              pi's session files (--session-dir / --session)
-    <tmp>/harness-extension.ts   the generated extension (-e)
+    <tmp>/harness-extension.mjs  the generated extension (-e)
     <tmp>/instructions.md        --append-system-prompt, when there are instructions
 
 The environment is built from scratch: ``PATH`` (with ``node_path``'s folder first),
@@ -160,7 +160,7 @@ class PiHome:
     @property
     def extension_path(self) -> Path:
         """The generated extension."""
-        return self.root / "harness-extension.ts"
+        return self.root / "harness-extension.mjs"
 
     def write_extension(self, source: str) -> Path:
         """Write the generated extension; returns its path."""
@@ -195,11 +195,12 @@ class PiHome:
 
 def rpc_argv(prefix: Sequence[str], settings: PiSettings, home: PiHome, *, session_file: Path,
              excluded: Sequence[str], instructions: str | None, version: tuple[int, ...],
-             extra_tools: Sequence[str] = ()) -> list[str]:
+             extra_tools: Sequence[str] = (), extension: bool = True) -> list[str]:
     """The ``pi --mode rpc`` command line of one process.
 
     ``excluded`` are pi tool names pi must not offer (``--exclude-tools``); ``grep``,
-    ``find`` and ``ls`` are switched on besides pi's default four.
+    ``find`` and ``ls`` are switched on besides pi's default four. ``extension`` loads the
+    generated extension (``-e``).
     """
     argv = [*prefix, "--mode", "rpc"]
     provider = settings.provider_name
@@ -210,7 +211,8 @@ def rpc_argv(prefix: Sequence[str], settings: PiSettings, home: PiHome, *, sessi
     if settings.thinking is not None:
         argv += ["--thinking", settings.thinking]
     argv += ["--session", str(session_file)]
-    argv += ["-e", str(home.extension_path)]
+    if extension:
+        argv += ["-e", str(home.extension_path)]
     for extension in settings.extensions:
         argv += ["-e", str(extension)]
     wanted = [name for name in ("grep", "find", "ls") if name not in excluded]

@@ -37,7 +37,7 @@ from harness_core import (
 )
 
 from ._builtins import BUILTINS
-from ._extension import extension_source
+from ._extension import extension_source, needed
 from ._launch import PiHome, rpc_argv
 from ._rpc import PiCommandError, PiProcess, kill_marked
 from ._settings import PiSettings
@@ -171,10 +171,12 @@ class PiSession:
                 await process.close()
             excluded = self._excluded()
             denied = {name: f"The built-in tool {name!r} is not active in this session." for name in excluded}
-            self._home.write_extension(extension_source(host_tools, gate=self._gate, denied=denied))
+            extension = needed(host_tools, gate=self._gate, denied=denied)
+            if extension:
+                self._home.write_extension(extension_source(host_tools, gate=self._gate, denied=denied))
             argv = rpc_argv(self._prefix, self._settings, self._home, session_file=self._home.session_file,
                             excluded=excluded, instructions=instructions, version=self._version,
-                            extra_tools=[t.name for t in host_tools])
+                            extra_tools=[t.name for t in host_tools], extension=extension)
             holder: list[PiProcess] = []
 
             def on_record(record: dict[str, Any]) -> None:
@@ -213,6 +215,16 @@ class PiSession:
             process.kill()
             with anyio.move_on_after(5):
                 await process.exited.wait()
+
+    async def warm_up(self) -> None:
+        """Start pi now (it otherwise starts at the first turn) and wait until it answers.
+
+        Raises:
+            PiCommandError: pi did not answer ``get_state``.
+            OSError: pi could not be started.
+        """
+        process = await self._ensure_process(self._host_tools, self._instructions)
+        await process.request({"type": "get_state"}, timeout=120)
 
     # -- AdapterSession -----------------------------------------------------------------------
 

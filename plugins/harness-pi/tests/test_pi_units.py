@@ -87,7 +87,7 @@ def test_extension_source_embeds_the_configuration_as_data() -> None:
     tool = HostToolSpec(name="weather", description="</script> \u2028 weather", input_schema={"type": "object"})
     source = extension_source([tool], gate=True, denied={"bash": "not active"})
     assert GATE_TITLE in source and HOST_TITLE in source
-    literal = source.split("const CONFIG: any = ", 1)[1].split(";\n", 1)[0]
+    literal = source.split("const CONFIG = ", 1)[1].split(";\n", 1)[0]
     config = json.loads(literal)
     assert config["hostTools"][0]["name"] == "weather" and config["gate"] is True
     assert config["denied"] == {"bash": "not active"}
