@@ -213,8 +213,8 @@ def rpc_argv(prefix: Sequence[str], settings: PiSettings, home: PiHome, *, sessi
     argv += ["--session", str(session_file)]
     if extension:
         argv += ["-e", str(home.extension_path)]
-    for extension in settings.extensions:
-        argv += ["-e", str(extension)]
+    for other in settings.extensions:
+        argv += ["-e", str(other)]
     wanted = [name for name in ("grep", "find", "ls") if name not in excluded]
     if version >= (1,):
         if wanted:
