@@ -123,6 +123,8 @@ class PiHome:
                 "models": [{"id": settings.model, "contextWindow": settings.context_window,
                             "maxTokens": settings.max_tokens, "reasoning": settings.reasoning}],
             }
+        elif settings.provider is not None and settings.api_key is not None:
+            providers[settings.provider] = {"apiKey": f"${KEY_VARIABLE}"}  # a built-in provider's key
         _private_write(home.agent_dir / "models.json", json.dumps({"providers": providers}, indent=1))
         config: dict[str, Any] = {"quietStartup": True}
         retry = {key: value for key, value in (("maxRetries", settings.max_retries),

@@ -133,3 +133,17 @@ def test_truncate_session_drops_the_interrupted_step() -> None:
     kept = [json.loads(line)["id"] for line in truncate_session(text, {"call-1"}).splitlines()[1:]]
     assert kept == ["a"]
     assert truncate_session(text, {"other"}) == text
+
+
+def test_a_built_in_provider_gets_the_key_through_the_variable() -> None:
+    settings = PiSettings.from_kwargs(model="anthropic/claude-sonnet-4-5", api_key="sk-real")
+    home = PiHome.create(settings)
+    try:
+        models = json.loads((home.agent_dir / "models.json").read_text())
+        assert models == {"providers": {"anthropic": {"apiKey": f"${KEY_VARIABLE}"}}}
+        argv = rpc_argv(["pi"], settings, home, session_file=home.session_file, excluded=[], instructions=None,
+                        version=(1, 6, 0), extension=False)
+        assert argv[argv.index("--provider") + 1] == "anthropic" and "-e" not in argv
+        assert argv[argv.index("--model") + 1] == "claude-sonnet-4-5"
+    finally:
+        home.cleanup()
