@@ -37,7 +37,7 @@ from harness_core import (
 )
 
 from ._builtins import BUILTINS
-from ._extension import extension_source, needed
+from ._extension import MARKER_COMMAND, extension_source, needed
 from ._launch import PiHome, rpc_argv
 from ._rpc import PiCommandError, PiProcess, kill_marked
 from ._settings import PiSettings
@@ -45,11 +45,15 @@ from ._state import ResumeState, SuspendState, parse_resume, parse_suspend, trun
 from ._tasks import spawn
 from ._turn import PiTurn, TurnKind
 
-__all__ = ["CONTINUE_PROMPT", "PiSession"]
+__all__ = ["CONTINUE_PROMPT", "PiSession", "PiStartError"]
 
 CONTINUE_PROMPT: Final = ("(The previous step was interrupted before its tool calls finished; "
                           "continue the task, repeating those calls.)")
 """The message that restarts an interrupted step in a continued turn."""
+
+
+class PiStartError(Exception):
+    """pi could not be started as the session needs it (the extension did not load, say)."""
 
 
 async def _children_gone(process: PiProcess, timeout: float) -> None:
@@ -197,8 +201,26 @@ class PiSession:
                                 self._settings.stderr, marker=self._home.marker)
             holder.append(process)
             await process.start()
+            if extension:
+                await self._check_extension(process)
             self._process, self._key = process, key
             return process
+
+    async def _check_extension(self, process: PiProcess) -> None:
+        """Fail closed: pi runs no turn unless the generated extension (the gate) is loaded."""
+        try:
+            data = await process.request({"type": "get_commands"}, timeout=120)
+            commands = data.get("commands") if isinstance(data, dict) else None
+            names = {c.get("name") for c in commands if isinstance(c, dict)} if isinstance(commands, list) else set()
+        except PiCommandError as error:
+            names, problem = set(), str(error)
+        else:
+            problem = "its command is missing"
+        if MARKER_COMMAND not in names:
+            await process.close(grace=0)
+            tail = "; ".join(process.stderr_tail)
+            raise PiStartError(f"pi did not load the harness extension ({problem}); refusing to run without "
+                               f"the approval gate" + (f"; stderr: {tail[-1500:]}" if tail else ""))
 
     def _route(self, process: PiProcess | None, record: dict[str, Any]) -> None:
         if process is not self._process:
@@ -221,6 +243,7 @@ class PiSession:
 
         Raises:
             PiCommandError: pi did not answer ``get_state``.
+            PiStartError: the generated extension did not load.
             OSError: pi could not be started.
         """
         process = await self._ensure_process(self._host_tools, self._instructions)
@@ -258,7 +281,7 @@ class PiSession:
         try:
             process = await self._ensure_process(host_tools, instructions)
             await process.request({"type": "prompt", "message": text}, timeout=120)
-        except OSError as error:
+        except (OSError, PiStartError) as error:
             turn.end_now(TurnEnd(finish_reason="error", error=f"pi could not be started: {error}",
                                  error_type="runtime-start"))
         except PiCommandError as error:
@@ -275,7 +298,7 @@ class PiSession:
         turn = self._new_turn("compact", self._host_tools)
         try:
             process = await self._ensure_process(self._host_tools, self._instructions)
-        except OSError as error:
+        except (OSError, PiStartError) as error:
             turn.end_now(TurnEnd(finish_reason="error", error=f"pi could not be started: {error}",
                                  error_type="runtime-start"))
             return turn

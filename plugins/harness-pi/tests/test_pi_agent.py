@@ -180,3 +180,34 @@ async def test_other_extension_tools_are_dynamic_provider_executed_calls(
     assert call.tool_name == "ext_shout" and call.provider_executed and call.dynamic
     (done,) = [p for p in _of(result.parts, ToolResultPart) if p.tool_call_id == "e1"]
     assert done.output == "HEY" and done.dynamic
+
+
+async def test_no_turn_runs_when_the_gate_extension_does_not_load(
+        pi_agent: PiAgentFactory, workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import harness_pi._session as session_module
+
+    monkeypatch.setattr(session_module, "extension_source", lambda *a, **k: "export default function (pi) { oops(")
+    script = [ModelTurn(tool_calls=[ToolCallSpec("bash", {"command": "touch ran.txt"})]), "Done."]
+    with ScriptedModelServer(script) as server:
+        agent = pi_agent(server, permission_mode="allow-reads")
+        async with await agent.create_session(sandbox=LocalSandbox(workspace)) as session:
+            result = await agent.generate(session=session, prompt="Run it")
+        calls = server.model_calls
+    assert result.finish_reason == "error"
+    assert result.error is not None and "did not load the harness extension" in result.error
+    assert calls == 0 and not (workspace / "ran.txt").exists()
+
+
+async def test_instructions_reach_pi_and_the_process_is_kept_across_turns(
+        pi_agent: PiAgentFactory, workspace: Path) -> None:
+    with ScriptedModelServer(["First.", "Second."]) as server:
+        agent = pi_agent(server, instructions="Always answer in French.")
+        async with await agent.create_session(sandbox=LocalSandbox(workspace)) as session:
+            await agent.generate(session=session, prompt="one")
+            pid = session.adapter_session.pi_pid
+            await agent.generate(session=session, prompt="two")
+            same = session.adapter_session.pi_pid == pid
+        first, second = server.model_requests[0], server.model_requests[-1]
+    assert "Always answer in French." in first.system and "Always answer in French." in second.system
+    assert same and pid is not None
+    assert "one" in [m.text for m in second.messages]
