@@ -33,7 +33,8 @@ def pi_agent(workspace: Path) -> PiAgentFactory:
 
     def build(server: Any, *, api: str = "openai-completions", pi_settings: dict[str, Any] | None = None,
               **agent_kwargs: Any) -> HarnessAgent:
-        settings: dict[str, Any] = {"model": "fake-model", "base_url": server.openai_base_url, "api": api,
+        base_url = server.base_url if api == "anthropic-messages" else server.openai_base_url
+        settings: dict[str, Any] = {"model": "fake-model", "base_url": base_url, "api": api,
                                     "cwd": workspace, "max_retries": 1, "retry_delay_ms": 50,
                                     "keep_recent_tokens": 1, **(pi_settings or {})}
         return HarnessAgent(harness=pi(**settings), **agent_kwargs)

@@ -28,7 +28,7 @@ def _of(parts: list[Any], kind: type) -> list[Any]:
     return [p for p in parts if isinstance(p, kind)]
 
 
-@pytest.mark.parametrize("api", ["openai-completions", "openai-responses"])
+@pytest.mark.parametrize("api", ["openai-completions", "openai-responses", "anthropic-messages"])
 async def test_text_reasoning_and_usage(pi_agent: PiAgentFactory, workspace: Path, api: str) -> None:
     script = [ModelTurn("Hello from pi.", reasoning="plan it", usage=Usage(input_tokens=40, output_tokens=7))]
     with ScriptedModelServer(script) as server:

@@ -42,7 +42,8 @@ class TestPiConformance(AdapterConformanceSuite):
     @asynccontextmanager
     async def scenario_environment(self, scenario: Scenario, workspace: Path) -> AsyncIterator[Mapping[str, Any]]:
         with ScriptedModelServer(scenario_script(scenario)) as server:
-            yield {"base_url": server.openai_base_url, "api": self.api}
+            base_url = server.base_url if self.api == "anthropic-messages" else server.openai_base_url
+            yield {"base_url": base_url, "api": self.api}
         unexpected = [error for error in server.errors if not isinstance(error, ScenarioFailure)]
         assert not unexpected, unexpected
 
@@ -126,3 +127,7 @@ class TestPiConformance(AdapterConformanceSuite):
 
 class TestPiConformanceResponses(TestPiConformance):
     api = "openai-responses"
+
+
+class TestPiConformanceAnthropic(TestPiConformance):
+    api = "anthropic-messages"
