@@ -4,7 +4,7 @@ The public API is re-exported here; submodules hold one concept each (start with
 :mod:`harness_core.hookspecs`).
 """
 
-from .adapter import (
+from harness_core.adapter import (
     Adapter,
     AdapterFactory,
     AdapterSession,
@@ -19,8 +19,12 @@ from .adapter import (
     StartRequest,
     TurnEnd,
 )
-from .agent import HarnessAgent, PrepareCallOptions, ToolExecutionEnd
-from .approval import (
+from harness_core.agent.answers import ApprovalResponse, ToolResultContinuation, TurnState
+from harness_core.agent.harness_agent import HarnessAgent, PrepareCallOptions, ToolExecutionEnd
+from harness_core.agent.results import GenerateResult, StepResult, StreamResult
+from harness_core.agent.session import HarnessSession
+from harness_core.agent.state import STATE_VERSION
+from harness_core.approval import (
     ApprovalContext,
     ApprovalDecision,
     ApprovalStatus,
@@ -28,8 +32,7 @@ from .approval import (
     merge_decisions,
     mode_allows,
 )
-from .contexts import ExecutionContext, FilterRequest, ProjectionContext
-from .errors import (
+from harness_core.errors import (
     HarnessCapabilityUnsupportedError,
     HarnessConfigurationError,
     HarnessError,
@@ -39,10 +42,10 @@ from .errors import (
     ToolNameConflictError,
     TurnStateError,
 )
-from .execution import ToolExecutionError, run_tool
-from .hookspecs import hookimpl, hookspec
-from .output import MAX_OUTPUT_CHARS, ToolOutput, normalize_output
-from .plugins import (
+from harness_core.execution import ToolExecutionError, run_tool
+from harness_core.hook_contexts import ExecutionContext, FilterRequest, ProjectionContext
+from harness_core.hookspecs import hookimpl, hookspec
+from harness_core.plugins.manager import (
     HarnessPluginManager,
     HookFacade,
     PluginLoadWarning,
@@ -50,11 +53,8 @@ from .plugins import (
     create_plugin_manager,
     get_plugin_manager,
 )
-from .result import GenerateResult, StepResult, StreamResult
-from .sandbox import CommandResult, LocalSandbox, Sandbox, SandboxView
-from .session import HarnessSession
-from .state import STATE_VERSION
-from .tools import (
+from harness_core.sandbox import CommandResult, LocalSandbox, Sandbox, SandboxView
+from harness_core.tools.definition import (
     BuiltinTool,
     HarnessTool,
     ToolCall,
@@ -63,7 +63,7 @@ from .tools import (
     ToolResources,
     define_harness_tool,
 )
-from .turn import ApprovalResponse, ToolResultContinuation, TurnState
+from harness_core.tools.output import MAX_OUTPUT_CHARS, ToolOutput, normalize_output
 
 __all__ = [
     "MAX_OUTPUT_CHARS",

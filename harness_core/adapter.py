@@ -2,7 +2,7 @@
 
 An adapter plugin contributes an :class:`AdapterFactory` through the ``harness_adapters``
 hook and declares its runtime's built-in tools through ``harness_declare_builtins``.
-The host side (:class:`~harness_core.agent.HarnessAgent`) drives it in three layers,
+The host side (:class:`~harness_core.agent.harness_agent.HarnessAgent`) drives it in three layers,
 modelled on the AI SDK's HarnessV1 contract:
 
 * :class:`Adapter` - one configured runtime; ``start()`` opens an :class:`AdapterSession`.
@@ -15,7 +15,7 @@ The event stream of a turn carries three kinds of items:
 
 1. **native events** (any object): turned into stream parts by ``harness_project_event``
    (the adapter's own implementation, or the core default);
-2. **stream parts** (:class:`~harness_core.parts.Part`): passed through unchanged;
+2. **stream parts** (:class:`~harness_core.parts.models.Part`): passed through unchanged;
 3. **control events**, defined here, which the agent handles itself:
    :class:`BuiltinApprovalRequest` (the runtime waits for ``submit_approval``),
    :class:`HostToolCall` (the runtime waits for ``submit_tool_result``),
@@ -42,12 +42,12 @@ from typing import Any, Protocol, TypeAlias, runtime_checkable
 
 import attrs
 
-from .approval import PermissionMode
-from .output import ToolOutput
-from .parts import FinishReason, Usage
-from .sandbox import Sandbox
-from .schema import JsonSchema
-from .tools import ToolCall
+from harness_core.approval import PermissionMode
+from harness_core.parts.models import FinishReason, Usage
+from harness_core.sandbox import Sandbox
+from harness_core.tools.definition import ToolCall
+from harness_core.tools.output import ToolOutput
+from harness_core.tools.schema import JsonSchema
 
 __all__ = [
     "Adapter",

@@ -1,6 +1,6 @@
 """The adapter conformance suite: one set of behaviour tests every adapter plugin runs.
 
-An adapter passes when :class:`~harness_core.agent.HarnessAgent` behaves the same on it as
+An adapter passes when :class:`~harness_core.agent.harness_agent.HarnessAgent` behaves the same on it as
 on any other runtime: built-in calls execute, host tools round-trip, approvals pause and
 continue, denials never execute, filtering holds, a suspended turn continues in a fresh
 process, abort and runtime failures leave a usable session.
@@ -72,10 +72,13 @@ import attrs
 import pydantic
 import pytest
 
-from ..agent import HarnessAgent
-from ..approval import ApprovalContext, ApprovalDecision, ApprovalStatus
-from ..hookspecs import hookimpl
-from ..parts import (
+from harness_core.agent.answers import TurnState
+from harness_core.agent.harness_agent import HarnessAgent
+from harness_core.agent.results import GenerateResult, collect_parts
+from harness_core.agent.session import HarnessSession
+from harness_core.approval import ApprovalContext, ApprovalDecision, ApprovalStatus
+from harness_core.hookspecs import hookimpl
+from harness_core.parts.models import (
     AbortPart,
     ErrorPart,
     FinishPart,
@@ -88,16 +91,13 @@ from ..parts import (
     ToolResultPart,
     parse_part,
 )
-from ..result import GenerateResult, collect_parts
-from ..session import HarnessSession
-from ..tools import HarnessTool, ToolCall, ToolContext, define_harness_tool
-from ..turn import TurnState
-from ._scenario_script import (
+from harness_core.testing._scenario_script import (
     ScenarioFailure,
     find_prompt_position,
     received_tool_results,
     scenario_script,
 )
+from harness_core.tools.definition import HarnessTool, ToolCall, ToolContext, define_harness_tool
 
 __all__ = [
     "EXECUTIONS_FILE",
@@ -363,7 +363,15 @@ def load_factory(reference: str) -> AgentFactory:
 def scripted_conformance_target(env: Mapping[str, Any], workspace: Path, agent_kwargs: dict[str, Any]
                                 ) -> ConformanceTarget:
     """The ``agent_factory`` of the scripted adapter: plays ``env["scenario"]`` in-process."""
-    from .adapter import Action, CallBuiltin, CallHost, EchoResults, Fail, Say, ScriptedAdapter
+    from harness_core.testing.scripted_adapter import (
+        Action,
+        CallBuiltin,
+        CallHost,
+        EchoResults,
+        Fail,
+        Say,
+        ScriptedAdapter,
+    )
 
     scenario = Scenario.from_json(env["scenario"])
     script: list[list[list[Action]]] = []

@@ -14,7 +14,7 @@ from typing import Final
 from harness_core.adapter import StartRequest
 from harness_core.errors import HarnessConfigurationError
 from harness_core.sandbox import LocalSandbox
-from harness_core.tools import HarnessTool, ToolKind
+from harness_core.tools.definition import HarnessTool, ToolKind
 
 from .models import ModelClient, create_model_client, default_model_name
 from .session import BuiltinSession

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     import click
 
     from harness_core.adapter import AdapterFactory
-    from harness_core.tools import BuiltinTool
+    from harness_core.tools.definition import BuiltinTool
 
 
 @hookimpl

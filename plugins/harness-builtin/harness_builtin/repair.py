@@ -18,7 +18,7 @@ import attrs
 import jsonschema
 
 from harness_core.errors import ToolInputError
-from harness_core.tools import HarnessTool
+from harness_core.tools.definition import HarnessTool
 
 __all__ = ["CallProblem", "RawCall", "check_call", "repair_note"]
 

@@ -14,7 +14,7 @@ from typing import Any
 from harness_core.adapter import HostToolSpec, PromptRequest, StartRequest
 from harness_core.errors import HarnessConfigurationError, TurnStateError
 from harness_core.sandbox import Sandbox
-from harness_core.tools import HarnessTool
+from harness_core.tools.definition import HarnessTool
 
 from .conversation import Message, TokenEstimator, ToolResultRecord, ToolResultsMessage
 from .models.base import ModelClient, ToolSpec

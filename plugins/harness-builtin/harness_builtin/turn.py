@@ -25,8 +25,7 @@ import anyio
 import attrs
 
 from harness_core.adapter import AwaitingAnswers, BuiltinApprovalRequest, HostToolCall, TurnEnd
-from harness_core.output import ToolOutput
-from harness_core.parts import (
+from harness_core.parts.models import (
     COMPACTION_TOOL,
     FILE_CHANGE_TOOL,
     ErrorPart,
@@ -49,7 +48,8 @@ from harness_core.parts import (
     ToolResultPart,
     Usage,
 )
-from harness_core.tools import ToolCall, ToolContext
+from harness_core.tools.definition import ToolCall, ToolContext
+from harness_core.tools.output import ToolOutput
 
 from .compaction import SUMMARY_PREFIX, split_for_compaction, summary_request
 from .conversation import (

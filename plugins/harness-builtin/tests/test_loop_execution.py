@@ -21,7 +21,7 @@ from harness_core import (
     define_harness_tool,
 )
 from harness_core.adapter import AwaitingAnswers
-from harness_core.parts import (
+from harness_core.parts.models import (
     FinishStepPart,
     StartStepPart,
     TextDeltaPart,

@@ -7,7 +7,7 @@ from typing import Any, Final
 
 from harness_core.errors import HarnessError
 from harness_core.sandbox import Sandbox
-from harness_core.tools import ToolContext
+from harness_core.tools.definition import ToolContext
 
 from ..settings import DEFAULT_TOOL_SETTINGS, ToolSettings
 from ..workspace import Workspace

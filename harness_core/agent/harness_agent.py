@@ -37,14 +37,7 @@ from typing import Any, Literal
 
 import anyio
 
-from ._agent_config import AgentConfiguration, PrepareCall, PrepareCallOptions, tool_list
-from ._driver import Mode, SliceDriver
-from ._pipeline import (
-    HostCallSetup,
-    OnToolExecutionEnd,
-    ToolExecutionEnd,
-)
-from .adapter import (
+from harness_core.adapter import (
     Adapter,
     AdapterTurn,
     BuiltinFilter,
@@ -52,20 +45,7 @@ from .adapter import (
     HostToolSpec,
     StartRequest,
 )
-from .approval import PermissionMode, ToolApprovalSetting
-from .contexts import FilterRequest, OnError, ProjectionContext
-from .errors import HarnessConfigurationError, TurnStateError
-from .parts import Part, ToolApprovalRequestPart
-from .plugins import (
-    CORE_PLUGINS,
-    HarnessPluginManager,
-)
-from .result import GenerateResult, StreamResult, collect_parts
-from .sandbox import Sandbox
-from .session import HarnessSession, TurnRecord
-from .state import parse_resume_state, parse_suspended_state
-from .tools import BuiltinTool, HarnessTool
-from .turn import (
+from harness_core.agent.answers import (
     ApprovalResponse,
     ToolResultContinuation,
     TurnState,
@@ -73,6 +53,26 @@ from .turn import (
     parse_messages,
     parse_tool_results,
 )
+from harness_core.agent.config import AgentConfiguration, PrepareCall, PrepareCallOptions, tool_list
+from harness_core.agent.host_call import (
+    HostCallSetup,
+    OnToolExecutionEnd,
+    ToolExecutionEnd,
+)
+from harness_core.agent.results import GenerateResult, StreamResult, collect_parts
+from harness_core.agent.runner import Mode, SliceDriver
+from harness_core.agent.session import HarnessSession, TurnRecord
+from harness_core.agent.state import parse_resume_state, parse_suspended_state
+from harness_core.approval import PermissionMode, ToolApprovalSetting
+from harness_core.errors import HarnessConfigurationError, TurnStateError
+from harness_core.hook_contexts import FilterRequest, OnError, ProjectionContext
+from harness_core.parts.models import Part, ToolApprovalRequestPart
+from harness_core.plugins.manager import (
+    CORE_PLUGINS,
+    HarnessPluginManager,
+)
+from harness_core.sandbox import Sandbox
+from harness_core.tools.definition import BuiltinTool, HarnessTool
 
 __all__ = ["ApproveCallback", "HarnessAgent", "PrepareCallOptions", "ToolExecutionEnd"]
 
@@ -81,7 +81,7 @@ ApproveCallback = Callable[
     "bool | tuple[bool, str | None] | ApprovalResponse | Awaitable[bool | tuple[bool, str | None] | ApprovalResponse]",
 ]
 """Decides one approval request for :meth:`HarnessAgent.run`: True/False, ``(approved, reason)``
-or an :class:`~harness_core.turn.ApprovalResponse`."""
+or an :class:`~harness_core.agent.answers.ApprovalResponse`."""
 
 
 
@@ -94,7 +94,7 @@ class HarnessAgent(AgentConfiguration):
             :class:`~harness_core.adapter.Adapter` instance.
         harness_options: keyword settings for the adapter factory (``model=``...), only
             with a harness id.
-        tools: host tools: a sequence of :class:`~harness_core.tools.HarnessTool` or a
+        tools: host tools: a sequence of :class:`~harness_core.tools.definition.HarnessTool` or a
             mapping of name to tool. Tools contributed by installed tool packs
             (``harness_tools``) are added unless ``include_plugin_tools=False``; the same
             name from both is a :class:`~harness_core.errors.ToolNameConflictError` naming
@@ -385,12 +385,12 @@ class HarnessAgent(AgentConfiguration):
             messages: AI SDK model messages instead of ``prompt``: a trailing user message
                 starts a turn; a trailing tool message with ``tool-result`` /
                 ``tool-approval-response`` parts continues the paused turn (see
-                :func:`~harness_core.turn.parse_messages`).
+                :func:`~harness_core.agent.answers.parse_messages`).
             options: call options handed to ``prepare_call``.
             abort_signal: an :class:`anyio.Event`; setting it aborts the turn.
 
         Returns:
-            A :class:`~harness_core.result.StreamResult`; the turn starts when it is consumed.
+            A :class:`~harness_core.agent.results.StreamResult`; the turn starts when it is consumed.
 
         Raises:
             TurnStateError: the session is closed or suspended, or (for a prompt) it has an
@@ -423,7 +423,7 @@ class HarnessAgent(AgentConfiguration):
         options: Mapping[str, Any] | None = None,
         abort_signal: anyio.Event | None = None,
     ) -> GenerateResult:
-        """Like :meth:`stream`, collected: returns the :class:`~harness_core.result.GenerateResult`."""
+        """Like :meth:`stream`, collected: returns the :class:`~harness_core.agent.results.GenerateResult`."""
         result = self.stream(session=session, prompt=prompt, messages=messages, options=options,
                              abort_signal=abort_signal)
         return await result.consume()
@@ -447,9 +447,9 @@ class HarnessAgent(AgentConfiguration):
         Args:
             session: a session whose turn is ``awaiting-approval`` / ``awaiting-tool-result``.
             tool_result_continuations: ``{"tool_call_id", "output", "is_error"}`` entries
-                (or :class:`~harness_core.turn.ToolResultContinuation`).
+                (or :class:`~harness_core.agent.answers.ToolResultContinuation`).
             approval_responses: ``{"approval_id", "approved", "reason"}`` entries (or
-                :class:`~harness_core.turn.ApprovalResponse`).
+                :class:`~harness_core.agent.answers.ApprovalResponse`).
             options / abort_signal: as for :meth:`stream`.
 
         Raises:
@@ -632,7 +632,7 @@ class HarnessAgent(AgentConfiguration):
         Args:
             prompt: the user's message.
             approve: decides each ``tool-approval-request`` (``True``/``False``,
-                ``(approved, reason)`` or an :class:`~harness_core.turn.ApprovalResponse`;
+                ``(approved, reason)`` or an :class:`~harness_core.agent.answers.ApprovalResponse`;
                 sync or async). Without it, the result stops at the first approval request
                 (finish reason ``awaiting-approval``) and the turn is dropped.
             session_id / sandbox / tools_context: as for :meth:`create_session`.
@@ -641,7 +641,7 @@ class HarnessAgent(AgentConfiguration):
                 ends ``awaiting-approval``).
 
         Returns:
-            One :class:`~harness_core.result.GenerateResult` over every slice of the turn.
+            One :class:`~harness_core.agent.results.GenerateResult` over every slice of the turn.
             A client-side tool call ends it ``awaiting-tool-result`` (use a session to
             supply results).
         """

@@ -8,8 +8,8 @@ from typing import Any, Literal
 
 import attrs
 
-from .approval import PermissionMode
-from .tools import BuiltinTool, HarnessTool, ToolContext
+from harness_core.approval import PermissionMode
+from harness_core.tools.definition import BuiltinTool, HarnessTool, ToolContext
 
 __all__ = ["ExecutionContext", "FilterRequest", "OnError", "ProjectionContext"]
 
@@ -41,7 +41,7 @@ class ExecutionContext:
 
     Attributes:
         tool: the host tool to run (already validated input is in ``call.input``).
-        tool_context: the :class:`~harness_core.tools.ToolContext` passed to ``execute``.
+        tool_context: the :class:`~harness_core.tools.definition.ToolContext` passed to ``execute``.
         on_error: the tool-execution error policy.
         on_preliminary: called with each preliminary result a generator tool yields.
         timeout: seconds before the call becomes an error result, or ``None``.

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import anyio
 import attrs
 
-from .parts import (
+from harness_core.parts.models import (
     AbortPart,
     ErrorPart,
     FinishPart,
@@ -39,7 +39,7 @@ from .parts import (
 )
 
 if TYPE_CHECKING:
-    from .session import HarnessSession
+    from harness_core.agent.session import HarnessSession
 
 __all__ = ["GenerateResult", "StepResult", "StreamResult", "collect_parts"]
 

@@ -1,8 +1,8 @@
 """Versioned, JSON-serializable session state: suspended turns and stopped sessions.
 
-:meth:`HarnessSession.suspend_turn() <harness_core.session.HarnessSession.suspend_turn>`
+:meth:`HarnessSession.suspend_turn() <harness_core.agent.session.HarnessSession.suspend_turn>`
 returns a :data:`SuspendedTurnState` mapping and
-:meth:`HarnessSession.stop() <harness_core.session.HarnessSession.stop>` a
+:meth:`HarnessSession.stop() <harness_core.agent.session.HarnessSession.stop>` a
 :data:`ResumeState` mapping. Both are plain JSON data (``json.dumps`` works on them), carry
 ``"version": 1`` and the harness id, and are read back by
 ``agent.create_session(continue_from=...)`` / ``resume_from=...``, possibly in another
@@ -41,7 +41,7 @@ from typing import Any, Literal
 
 import pydantic
 
-from .errors import HarnessConfigurationError
+from harness_core.errors import HarnessConfigurationError
 
 __all__ = [
     "STATE_VERSION",

@@ -54,7 +54,7 @@ from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 import anyio
 import attrs
 
-from ..adapter import (
+from harness_core.adapter import (
     AwaitingAnswers,
     BuiltinApprovalRequest,
     HostToolCall,
@@ -62,11 +62,10 @@ from ..adapter import (
     StartRequest,
     TurnEnd,
 )
-from ..contexts import ProjectionContext
-from ..errors import HarnessCapabilityUnsupportedError, TurnStateError
-from ..hookspecs import hookimpl
-from ..output import ToolOutput, truncate_text
-from ..parts import (
+from harness_core.errors import HarnessCapabilityUnsupportedError, TurnStateError
+from harness_core.hook_contexts import ProjectionContext
+from harness_core.hookspecs import hookimpl
+from harness_core.parts.models import (
     COMPACTION_TOOL,
     FILE_CHANGE_TOOL,
     FinishStepPart,
@@ -83,10 +82,11 @@ from ..parts import (
     Usage,
     with_native_tool_name,
 )
-from ..tools import BuiltinTool, ToolCall, ToolKind, ToolResources
+from harness_core.tools.definition import BuiltinTool, ToolCall, ToolKind, ToolResources
+from harness_core.tools.output import ToolOutput, truncate_text
 
 if TYPE_CHECKING:
-    from ..agent import HarnessAgent
+    from harness_core.agent.harness_agent import HarnessAgent
 
 __all__ = [
     "CallBuiltin",
@@ -430,13 +430,13 @@ class ScriptedAdapter:
         return project_scripted_event(event, context)
 
     def agent(self, **kwargs: Any) -> HarnessAgent:
-        """A :class:`~harness_core.agent.HarnessAgent` on an isolated plugin manager.
+        """A :class:`~harness_core.agent.harness_agent.HarnessAgent` on an isolated plugin manager.
 
         Installed plugins are not discovered (only the core defaults, this adapter and
         ``plugins=``), so tests see exactly what they configure.
         """
-        from ..agent import HarnessAgent
-        from ..plugins import create_plugin_manager
+        from harness_core.agent.harness_agent import HarnessAgent
+        from harness_core.plugins.manager import create_plugin_manager
 
         manager = kwargs.pop("plugin_manager", None) or create_plugin_manager(load_entry_points=False)
         manager.register(self, name=f"scripted-adapter-{self.harness_id}")

@@ -30,7 +30,7 @@ from rich.console import Console
 from rich.table import Table
 from rich.text import Text
 
-from .plugins import (
+from harness_core.plugins.manager import (
     HarnessPluginManager,
     PluginConflict,
     PluginLoadWarning,
@@ -196,4 +196,4 @@ def _summarize_input(schema: dict[str, Any]) -> str:
 
 
 COMMANDS: dict[str, click.Command] = {"plugins": plugins_command, "tools": tools_command}
-"""Core subcommands this module adds to ``harness`` (wired in :mod:`harness_core.cli`)."""
+"""Core subcommands this module adds to ``harness`` (wired in :mod:`harness_core.cli.main`)."""

@@ -10,9 +10,9 @@ from collections.abc import Sequence
 
 import attrs
 
-from .contexts import ProjectionContext
-from .hookspecs import hookimpl
-from .parts import Part, RawPart
+from harness_core.hook_contexts import ProjectionContext
+from harness_core.hookspecs import hookimpl
+from harness_core.parts.models import Part, RawPart
 
 __all__ = ["DefaultProjection"]
 

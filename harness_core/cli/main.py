@@ -16,9 +16,9 @@ from typing import Any
 
 import click
 
-from .errors import HarnessError
+from harness_core.errors import HarnessError
 
-__all__ = ["main"]
+__all__ = ["cli", "main"]
 
 
 class HarnessGroup(click.Group):
@@ -26,16 +26,16 @@ class HarnessGroup(click.Group):
 
     def _core_commands(self) -> dict[str, click.Command]:
         commands: dict[str, click.Command] = {}
-        from . import _cli_plugins
+        from harness_core.cli import plugins_command as _cli_plugins
 
         commands.update(_cli_plugins.COMMANDS)
         try:
-            from .testing.model_server_cli import model_server
+            from harness_core.testing.model_server_cli import model_server
         except ImportError:  # pragma: no cover - testing extras missing
             pass
         else:
             commands["model-server"] = model_server
-        from . import _cli_run
+        from harness_core.cli import run_command as _cli_run
 
         commands.update(_cli_run.COMMANDS)
         return commands
@@ -46,7 +46,7 @@ class HarnessGroup(click.Group):
             return cache
         commands = dict(self.commands)
         commands.update(self._core_commands())
-        from .plugins import get_plugin_manager
+        from harness_core.plugins.manager import get_plugin_manager
 
         for plugin, command in get_plugin_manager().hooks.cli_commands():
             name = command.name or plugin

@@ -24,7 +24,7 @@ from typing import Any
 
 import attrs
 
-from ._pipeline import denied_output
+from harness_core.agent.host_call import denied_output
 
 __all__ = [
     "ApprovalResponse",
@@ -59,7 +59,7 @@ class ToolResultContinuation:
     Attributes:
         tool_call_id: the pending call's id.
         output: what the tool produced: text, a JSON value or a
-            :class:`~harness_core.output.ToolOutput`.
+            :class:`~harness_core.tools.output.ToolOutput`.
         is_error: the external tool failed; the model sees an error result.
     """
 

@@ -15,9 +15,9 @@ Every host tool call the runtime makes goes through these stages, in this order:
 6. **client-side**: a tool without ``execute`` pauses the turn until the host supplies
    the result;
 7. **execute**: ``harness_execute_tool`` (wrappers included), with the restricted sandbox
-   view in :attr:`~harness_core.tools.ToolContext.sandbox`.
+   view in :attr:`~harness_core.tools.definition.ToolContext.sandbox`.
 
-The driver (:mod:`harness_core._driver`) emits the parts and submits results; this module
+The driver (:mod:`harness_core.agent.runner`) emits the parts and submits results; this module
 only decides and executes.
 """
 
@@ -32,19 +32,19 @@ from typing import Any
 import attrs
 import pydantic
 
-from .approval import (
+from harness_core.approval import (
     ApprovalContext,
     ApprovalDecision,
     ApprovalStatus,
     PermissionMode,
     ToolApprovalSetting,
 )
-from .contexts import ExecutionContext, OnError
-from .errors import ToolInputError
-from .output import ToolOutput
-from .plugins import HookFacade
-from .sandbox import SandboxView
-from .tools import BuiltinTool, HarnessTool, ToolCall, ToolContext
+from harness_core.errors import ToolInputError
+from harness_core.hook_contexts import ExecutionContext, OnError
+from harness_core.plugins.manager import HookFacade
+from harness_core.sandbox import SandboxView
+from harness_core.tools.definition import BuiltinTool, HarnessTool, ToolCall, ToolContext
+from harness_core.tools.output import ToolOutput
 
 __all__ = [
     "CONTEXT_ERROR_MESSAGE",
@@ -266,13 +266,13 @@ class HostCallSetup:
             ``(output, error, seconds)``; ``error`` is the exception behind an error
             result: the one ``execute`` (or ``to_model_output``) raised, the
             ``TimeoutError`` of a timeout (both carried by
-            :attr:`~harness_core.output.ToolOutput.exception`, which is stripped from
+            :attr:`~harness_core.tools.output.ToolOutput.exception`, which is stripped from
             ``output``), or one a wrapper or the hook machinery raised; else ``None``.
 
         Raises:
             ToolExecutionError: ``on_error="fail"`` and ``execute`` raised.
         """
-        from .execution import ToolExecutionError
+        from harness_core.execution import ToolExecutionError
 
         tool_context = ToolContext(
             tool_call_id=call.tool_call_id,

@@ -22,12 +22,12 @@ from typing import TYPE_CHECKING, Any, ClassVar, Final, TypeAlias
 import attrs
 import pydantic
 
-from .errors import ToolDefinitionError
-from .output import ToolOutput
-from .schema import JsonSchema, ToolInputSchema, compile_input_schema
+from harness_core.errors import ToolDefinitionError
+from harness_core.tools.output import ToolOutput
+from harness_core.tools.schema import JsonSchema, ToolInputSchema, compile_input_schema
 
 if TYPE_CHECKING:
-    from .sandbox import SandboxView
+    from harness_core.sandbox import SandboxView
 
 __all__ = [
     "BuiltinTool",
@@ -213,7 +213,7 @@ def define_harness_tool(**options: Any) -> HarnessTool:
         description (str): non-empty after stripping whitespace.
         input (dict | type[pydantic.BaseModel]): a hand-written JSON Schema object, or a
             pydantic model class. A hand-written schema is restricted to
-            :data:`harness_core.schema.SUPPORTED_KEYWORDS` (checked recursively), its
+            :data:`harness_core.tools.schema.SUPPORTED_KEYWORDS` (checked recursively), its
             bounds must be consistent (``minimum`` <= ``maximum``, ``minLength`` <=
             ``maxLength``, ``minItems`` <= ``maxItems``) and, where a node has
             ``properties``, every ``required`` name must be one of them. A pydantic model

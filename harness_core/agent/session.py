@@ -1,6 +1,6 @@
 """Harness sessions: the live state of one conversation with a runtime.
 
-Create one with :meth:`HarnessAgent.create_session() <harness_core.agent.HarnessAgent.create_session>`;
+Create one with :meth:`HarnessAgent.create_session() <harness_core.agent.harness_agent.HarnessAgent.create_session>`;
 run turns on it with ``agent.stream()`` / ``agent.generate()``. A session holds the
 adapter's session, the sandbox, the session's tool context, and the unfinished turn (if
 any) with its pending approvals and pending client-side tool calls, keyed by id.
@@ -26,17 +26,22 @@ from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from ._pipeline import HostCallSetup
-from .adapter import AdapterSession, AdapterTurn, BuiltinFilter
-from .contexts import ProjectionContext
-from .errors import TurnStateError
-from .sandbox import Sandbox
-from .state import STATE_VERSION, DecidedCall, PendingApprovalState, PendingToolCallState
-from .turn import TurnState
+from harness_core.adapter import AdapterSession, AdapterTurn, BuiltinFilter
+from harness_core.agent.answers import TurnState
+from harness_core.agent.host_call import HostCallSetup
+from harness_core.agent.state import (
+    STATE_VERSION,
+    DecidedCall,
+    PendingApprovalState,
+    PendingToolCallState,
+)
+from harness_core.errors import TurnStateError
+from harness_core.hook_contexts import ProjectionContext
+from harness_core.sandbox import Sandbox
 
 if TYPE_CHECKING:
-    from .agent import HarnessAgent
-    from .result import StreamResult
+    from harness_core.agent.harness_agent import HarnessAgent
+    from harness_core.agent.results import StreamResult
 
 __all__ = ["HarnessSession"]
 
@@ -232,7 +237,7 @@ class HarnessSession:
         """Detach the paused turn and return JSON state to continue it later, anywhere.
 
         Returns:
-            Versioned JSON data (see :mod:`harness_core.state`): the pending approvals and
+            Versioned JSON data (see :mod:`harness_core.agent.state`): the pending approvals and
             pending client-side tool calls keyed by id, the decisions already taken, and
             the adapter's own state. Tool context is never included. The session becomes
             ``suspended`` and refuses further turns; continue with
@@ -343,7 +348,7 @@ class HarnessSession:
         """Compact the runtime's context now, as a turn whose parts include ``compaction``.
 
         Returns:
-            A :class:`~harness_core.result.StreamResult` (consume it like any other).
+            A :class:`~harness_core.agent.results.StreamResult` (consume it like any other).
 
         Raises:
             TurnStateError: a turn is unfinished or the session is closed.

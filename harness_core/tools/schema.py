@@ -43,7 +43,7 @@ import jsonschema
 import pydantic
 from jsonschema import Draft202012Validator
 
-from .errors import ToolDefinitionError, ToolInputError
+from harness_core.errors import ToolDefinitionError, ToolInputError
 
 __all__ = [
     "SUPPORTED_KEYWORDS",

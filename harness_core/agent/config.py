@@ -1,10 +1,10 @@
 """HarnessAgent's configuration half: construction checks, merged tool set, introspection.
 
-:class:`AgentConfiguration` is the base class of :class:`~harness_core.agent.HarnessAgent`;
+:class:`AgentConfiguration` is the base class of :class:`~harness_core.agent.harness_agent.HarnessAgent`;
 it holds everything decided at construction (adapter, plugin manager, tools, filters,
 approvals, context) and the checks that raise
 :class:`~harness_core.errors.HarnessConfigurationError`. Sessions and turns live in
-:mod:`harness_core.agent`.
+:mod:`harness_core.agent.harness_agent`.
 """
 
 from __future__ import annotations
@@ -17,14 +17,19 @@ from typing import Any
 import attrs
 import pydantic
 
-from ._pipeline import OnToolExecutionEnd, context_is_optional, validate_context
-from .adapter import Adapter
-from .approval import ApprovalStatus, PermissionMode, ToolApprovalSetting
-from .contexts import OnError
-from .errors import HarnessConfigurationError, ToolNameConflictError
-from .plugins import DISABLE_ENV, HarnessPluginManager, create_plugin_manager, get_plugin_manager
-from .session import HarnessSession
-from .tools import BuiltinTool, HarnessTool
+from harness_core.adapter import Adapter
+from harness_core.agent.host_call import OnToolExecutionEnd, context_is_optional, validate_context
+from harness_core.agent.session import HarnessSession
+from harness_core.approval import ApprovalStatus, PermissionMode, ToolApprovalSetting
+from harness_core.errors import HarnessConfigurationError, ToolNameConflictError
+from harness_core.hook_contexts import OnError
+from harness_core.plugins.manager import (
+    DISABLE_ENV,
+    HarnessPluginManager,
+    create_plugin_manager,
+    get_plugin_manager,
+)
+from harness_core.tools.definition import BuiltinTool, HarnessTool
 
 __all__ = ["AgentConfiguration", "PrepareCall", "PrepareCallOptions", "tool_list"]
 
@@ -97,7 +102,7 @@ def _names(value: object, option: str) -> frozenset[str] | None:
 
 
 class AgentConfiguration:
-    """Construction-time state and checks shared by :class:`~harness_core.agent.HarnessAgent`.
+    """Construction-time state and checks shared by :class:`~harness_core.agent.harness_agent.HarnessAgent`.
 
     Not meant to be instantiated on its own; the attributes below are set by
     ``HarnessAgent.__init__``.

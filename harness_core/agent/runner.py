@@ -4,7 +4,7 @@ One :class:`SliceDriver` runs per ``stream()`` / ``continue_stream()`` call. It 
 adapter turn's events (never cancelling a read at a pause; see
 :mod:`harness_core.adapter`), handles control events itself, projects everything else
 through ``harness_project_event``, runs host tools through the pipeline
-(:mod:`harness_core._pipeline`) concurrently, and keeps the stream invariants:
+(:mod:`harness_core.agent.host_call`) concurrently, and keeps the stream invariants:
 
 * every slice starts with ``start`` and ``start-step`` and ends with ``finish`` (or
   ``abort``); steps are balanced (a ``finish-step`` closes each ``start-step``);
@@ -33,8 +33,7 @@ import attrs
 from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectSendStream
 
-from ._pipeline import Outcome, ToolExecutionEnd, denied_output
-from .adapter import (
+from harness_core.adapter import (
     AdapterTurn,
     AwaitingAnswers,
     BuiltinApprovalRequest,
@@ -42,11 +41,19 @@ from .adapter import (
     PromptRequest,
     TurnEnd,
 )
-from .approval import ApprovalStatus
-from .contexts import ProjectionContext
-from .execution import ToolExecutionError
-from .output import ToolOutput, normalize_output
-from .parts import (
+from harness_core.agent.answers import (
+    ApprovalResponse,
+    ToolResultContinuation,
+    TurnState,
+    decode_input,
+)
+from harness_core.agent.host_call import Outcome, ToolExecutionEnd, denied_output
+from harness_core.agent.session import TurnRecord
+from harness_core.agent.state import DecidedCall, PendingApprovalState, PendingToolCallState
+from harness_core.approval import ApprovalStatus
+from harness_core.execution import ToolExecutionError
+from harness_core.hook_contexts import ProjectionContext
+from harness_core.parts.models import (
     AbortPart,
     ErrorPart,
     FinishPart,
@@ -65,14 +72,12 @@ from .parts import (
     Usage,
     with_native_tool_name,
 )
-from .session import TurnRecord
-from .state import DecidedCall, PendingApprovalState, PendingToolCallState
-from .tools import BuiltinTool, HarnessTool, ToolCall
-from .turn import ApprovalResponse, ToolResultContinuation, TurnState, decode_input
+from harness_core.tools.definition import BuiltinTool, HarnessTool, ToolCall
+from harness_core.tools.output import ToolOutput, normalize_output
 
 if TYPE_CHECKING:
-    from .result import StreamResult
-    from .session import HarnessSession
+    from harness_core.agent.results import StreamResult
+    from harness_core.agent.session import HarnessSession
 
 __all__ = ["SliceDriver"]
 
@@ -142,7 +147,7 @@ class SliceDriver:
 
     Args:
         session: the session.
-        result: the :class:`~harness_core.result.StreamResult` (for abort requests).
+        result: the :class:`~harness_core.agent.results.StreamResult` (for abort requests).
         send: where parts go.
         mode: ``prompt`` (start a turn), ``continue`` (answer a paused turn) or
             ``compact`` (a compaction turn, already started as ``compact_turn``).

@@ -36,18 +36,18 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol
 import attrs
 import pluggy
 
-from . import hookspecs
-from .approval import ApprovalContext, ApprovalDecision, ApprovalStatus, merge_decisions
-from .errors import HarnessConfigurationError, PluginLoadError, ToolNameConflictError
-from .output import ToolOutput
-from .parts import ErrorPart, Part
+from harness_core import hookspecs
+from harness_core.approval import ApprovalContext, ApprovalDecision, ApprovalStatus, merge_decisions
+from harness_core.errors import HarnessConfigurationError, PluginLoadError, ToolNameConflictError
+from harness_core.parts.models import ErrorPart, Part
+from harness_core.tools.output import ToolOutput
 
 if TYPE_CHECKING:
     import click
 
-    from .adapter import AdapterFactory
-    from .contexts import ExecutionContext, FilterRequest, ProjectionContext
-    from .tools import BuiltinTool, HarnessTool, ToolCall
+    from harness_core.adapter import AdapterFactory
+    from harness_core.hook_contexts import ExecutionContext, FilterRequest, ProjectionContext
+    from harness_core.tools.definition import BuiltinTool, HarnessTool, ToolCall
 
 __all__ = [
     "CORE_PLUGINS",
@@ -154,9 +154,9 @@ class PluginConflict:
 
 
 def _core_plugins() -> dict[str, object]:
-    from .execution import DefaultExecutor
-    from .policies import PermissionModePolicy, ToolApprovalPolicy
-    from .projection import DefaultProjection
+    from harness_core.execution import DefaultExecutor
+    from harness_core.plugins.policies import PermissionModePolicy, ToolApprovalPolicy
+    from harness_core.plugins.projection import DefaultProjection
 
     return {
         "permission-mode": PermissionModePolicy(),
@@ -436,7 +436,7 @@ def _check_registration_result(hook_name: str, result: object) -> None:
             if not isinstance(key, str) or not callable(factory):
                 raise TypeError(f"harness_adapters: entry {key!r} must map a harness id to a callable factory")
     elif hook_name == "harness_tools":
-        from .tools import HarnessTool
+        from harness_core.tools.definition import HarnessTool
 
         items = list(result) if isinstance(result, Iterable) else None
         if items is None or not all(isinstance(t, HarnessTool) for t in items):
@@ -638,7 +638,7 @@ class HookFacade:
             )
         output = await awaitable
         if not isinstance(output, ToolOutput):
-            from .output import normalize_output
+            from harness_core.tools.output import normalize_output
 
             output = normalize_output(output)
         return output

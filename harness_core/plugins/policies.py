@@ -13,9 +13,9 @@ Override or wrap them like any plugin, or register a policy that denies. Blockin
 
 from __future__ import annotations
 
-from .approval import ApprovalContext, ApprovalDecision, ApprovalStatus, mode_allows
-from .hookspecs import hookimpl
-from .tools import BuiltinTool, HarnessTool, ToolCall
+from harness_core.approval import ApprovalContext, ApprovalDecision, ApprovalStatus, mode_allows
+from harness_core.hookspecs import hookimpl
+from harness_core.tools.definition import BuiltinTool, HarnessTool, ToolCall
 
 __all__ = ["PermissionModePolicy", "ToolApprovalPolicy"]
 
@@ -31,7 +31,7 @@ class PermissionModePolicy:
         if not isinstance(tool, BuiltinTool):
             # An undeclared native (the runtime reported a tool nobody declared): treat it
             # as an edit, the cautious default.
-            from .tools import ToolKind
+            from harness_core.tools.definition import ToolKind
 
             kind = ToolKind.EDIT
             label = f"undeclared built-in {call.native_tool_name or call.tool_name!r}"

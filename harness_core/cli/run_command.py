@@ -52,8 +52,8 @@ import click
 from rich.console import Console
 from rich.text import Text
 
-from .errors import HarnessConfigurationError, HarnessError
-from .parts import (
+from harness_core.errors import HarnessConfigurationError, HarnessError
+from harness_core.parts.models import (
     COMPACTION_TOOL,
     FILE_CHANGE_TOOL,
     AbortPart,
@@ -76,7 +76,7 @@ from .parts import (
 )
 
 if TYPE_CHECKING:
-    from .sandbox import LocalSandbox
+    from harness_core.sandbox import LocalSandbox
 
 __all__ = ["COMMANDS", "EXIT_CODES", "run_command"]
 
@@ -495,8 +495,8 @@ async def _run_turn(
     stats: Stats,
     interrupts: _Interrupts,
 ) -> None:
-    from .agent import HarnessAgent
-    from .sandbox import LocalSandbox
+    from harness_core.agent.harness_agent import HarnessAgent
+    from harness_core.sandbox import LocalSandbox
 
     try:
         agent = HarnessAgent(harness=harness, harness_options=harness_options or None,
@@ -557,7 +557,7 @@ async def _drive(
     interrupts: _Interrupts,
 ) -> None:
     """Start the session, stream the turn, answer approvals, and always clean up."""
-    from .turn import ApprovalResponse, TurnState
+    from harness_core.agent.answers import ApprovalResponse, TurnState
 
     def emit(part: Part) -> None:
         stats.observe(part)
