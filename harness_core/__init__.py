@@ -19,11 +19,12 @@ from harness_core.adapter import (
     StartRequest,
     TurnEnd,
 )
-from harness_core.agent.answers import ApprovalResponse, ToolResultContinuation, TurnState
+from harness_core.agent.answers import ApprovalResponse, ToolResultContinuation
 from harness_core.agent.harness_agent import HarnessAgent, PrepareCallOptions, ToolExecutionEnd
 from harness_core.agent.results import GenerateResult, StepResult, StreamResult
 from harness_core.agent.session import HarnessSession
 from harness_core.agent.state import STATE_VERSION
+from harness_core.agent.turn_state import TurnState
 from harness_core.approval import (
     ApprovalContext,
     ApprovalDecision,
