@@ -19,7 +19,13 @@ from typing import Any
 import pydantic
 
 from harness_core.adapter import Adapter
-from harness_core.agent.config_inputs import make_manager, name_set, tool_list
+from harness_core.agent.config_inputs import (
+    make_adapter,
+    make_manager,
+    merge_tools,
+    name_set,
+    tool_list,
+)
 from harness_core.agent.prepare import PrepareCall
 from harness_core.agent.tool_context import (
     OnToolExecutionEnd,
@@ -27,7 +33,7 @@ from harness_core.agent.tool_context import (
     validate_context,
 )
 from harness_core.approval import ApprovalStatus, PermissionMode, ToolApprovalSetting
-from harness_core.errors import HarnessConfigurationError, ToolNameConflictError
+from harness_core.errors import HarnessConfigurationError
 from harness_core.hook_contexts import OnError
 from harness_core.plugins.manager import DISABLE_ENV, HarnessPluginManager
 from harness_core.tools.definition import BuiltinTool, HarnessTool
@@ -42,8 +48,22 @@ class AgentConfig:
     construction, checked once and read-only afterwards (the agent holds one, by composition).
 
     Takes :class:`~harness_core.agent.harness_agent.HarnessAgent`'s keyword arguments, which
-    document each setting and every :class:`~harness_core.errors.HarnessConfigurationError`
-    they raise.
+    document each setting.
+
+    Raises:
+        HarnessConfigurationError: an inconsistent configuration; the message names the
+            option and the value: ``active_tools`` with ``inactive_tools``; a filtered name
+            that is no tool; built-in filtering on an adapter with neither native filtering
+            nor built-in approvals; a permission mode other than ``allow-all`` on an adapter
+            without built-in approvals; a bad ``tool_approval`` status or a key that is no
+            host tool; ``tools_context`` when no tool declares a context schema, missing
+            when one requires it (and no ``prepare_call``), or not matching a schema; an
+            unknown harness id; a plugin that failed to register; ``tool_approval``
+            entries while the core ``tool-approval`` plugin is not loaded, or a permission
+            mode other than ``allow-all`` while the core ``permission-mode`` plugin is not
+            loaded (``HARNESS_DISABLE_PLUGINS`` blocks it, say): the setting could not be
+            honoured, so the agent fails closed instead of running tools unasked.
+        ToolNameConflictError: two tools with the same name (both sources named).
     """
 
     def __init__(
@@ -68,10 +88,11 @@ class AgentConfig:
     ) -> None:
         self._manager = make_manager(plugins, plugin_manager)
         hooks = self._manager.hooks
-        self._adapter = self._make_adapter(harness, harness_options)
+        self._adapter = make_adapter(self._manager, harness, harness_options)
         self._harness_id = self._adapter.harness_id
         self._builtins: dict[str, BuiltinTool] = {tool.name: tool for tool in hooks.builtins(self._harness_id)}
-        self._host_tools = self._merge_tools(tool_list(tools), include_plugin_tools)
+        self._host_tools = merge_tools(self._manager, self._builtins, self._harness_id, tool_list(tools),
+                                      include_plugin_tools)
         try:
             self._permission_mode = PermissionMode.parse(permission_mode)
         except ValueError as exc:
@@ -98,64 +119,6 @@ class AgentConfig:
         self._tool_approval = self._check_tool_approval(tool_approval)
         self._check_policy_plugins()
         self._tools_context = self.check_tools_context(tools_context, where="tools_context", at_construction=True)
-
-    def _make_adapter(self, harness: object, options: Mapping[str, Any] | None) -> Adapter:
-        if isinstance(harness, str):
-            factory = self._manager.hooks.adapter_factory(harness)
-            try:
-                adapter = factory(**dict(options or {}))
-            except TypeError as exc:
-                # Name the keys only: values may be secrets (api_key=...).
-                keys = ", ".join(sorted(map(str, options or {}))) or "none"
-                raise HarnessConfigurationError(
-                    f"harness {harness!r}: its adapter factory rejected harness_options (keys: {keys}): {exc}"
-                ) from None
-            if not isinstance(adapter, Adapter):
-                raise HarnessConfigurationError(
-                    f"harness {harness!r}: the adapter factory returned {type(adapter).__name__}, which does not "
-                    "implement the Adapter protocol (harness_id, supports_builtin_approvals, "
-                    "supports_builtin_filtering, start)"
-                )
-            if adapter.harness_id != harness:
-                raise HarnessConfigurationError(
-                    f"harness {harness!r}: the adapter factory returned an adapter for harness {adapter.harness_id!r}"
-                )
-        elif isinstance(harness, Adapter):
-            if options:
-                raise HarnessConfigurationError("harness_options only applies when harness is a harness id")
-            adapter = harness
-        else:
-            raise HarnessConfigurationError(
-                f"harness must be a harness id such as 'builtin' or an Adapter instance, got {type(harness).__name__}"
-            )
-        if not isinstance(adapter.harness_id, str) or _HARNESS_ID.fullmatch(adapter.harness_id) is None:
-            raise HarnessConfigurationError(f"adapter harness_id must be kebab-case, got {adapter.harness_id!r}")
-        return adapter
-
-    def _merge_tools(self, explicit: list[HarnessTool], include_plugin_tools: bool) -> dict[str, HarnessTool]:
-        merged: dict[str, HarnessTool] = {}
-        source: dict[str, str] = {}
-        for tool in explicit:
-            if tool.name in merged:
-                raise ToolNameConflictError(f"tools= lists two tools named {tool.name!r}")
-            merged[tool.name] = tool
-            source[tool.name] = "the tools= argument"
-        if include_plugin_tools:
-            for name, (plugin, tool) in self._manager.hooks.tools().items():
-                if name in merged:
-                    raise ToolNameConflictError(
-                        f"tool {name!r} is given in {source[name]} and contributed by plugin {plugin!r}; rename one, "
-                        "or pass include_plugin_tools=False"
-                    )
-                merged[name] = tool
-                source[name] = f"plugin {plugin!r}"
-        for name in merged:
-            if name in self._builtins:
-                raise ToolNameConflictError(
-                    f"host tool {name!r} (from {source[name]}) has the name of a built-in tool of harness "
-                    f"{self._harness_id!r}; rename the host tool"
-                )
-        return merged
 
     def _check_filters(self, active: object, inactive: object) -> tuple[frozenset[str] | None, frozenset[str] | None]:
         active_names = name_set(active, "active_tools")

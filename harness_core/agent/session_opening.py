@@ -40,7 +40,7 @@ from harness_core.tools.definition import BuiltinTool, HarnessTool
 if TYPE_CHECKING:
     from harness_core.agent.harness_agent import HarnessAgent
 
-__all__ = ["host_tool_specs", "open_session", "restored_turn"]
+__all__ = ["host_tool_specs", "open_session", "own_session", "restored_turn"]
 
 
 async def open_session(
@@ -187,3 +187,20 @@ def _extra_approval_policies(config: AgentConfig) -> bool:
         record.status == "loaded" and "harness_approve_call" in record.hooks and record.name not in CORE_PLUGINS
         for record in config.plugin_manager.records()
     )
+
+
+def own_session(agent: HarnessAgent, session: object) -> HarnessSession:
+    """``session``, checked to be a session of ``agent``.
+
+    Raises:
+        TypeError: not a :class:`HarnessSession`.
+        HarnessConfigurationError: a session of another agent.
+    """
+    if not isinstance(session, HarnessSession):
+        raise TypeError(f"session must be a HarnessSession from agent.create_session(), got {type(session).__name__}")
+    if session.agent is not agent:
+        raise HarnessConfigurationError(
+            f"session {session.session_id!r} belongs to another agent (harness {session.harness_id!r}); "
+            "run its turns through that agent"
+        )
+    return session
