@@ -35,6 +35,7 @@ from harness_core.agent.tool_context import (
 from harness_core.approval import ApprovalStatus, PermissionMode, ToolApprovalSetting
 from harness_core.errors import HarnessConfigurationError
 from harness_core.hook_contexts import OnError
+from harness_core.mcp import McpServerConfig, split_mcp_name
 from harness_core.plugins.manager import DISABLE_ENV, HarnessPluginManager
 from harness_core.tools.definition import BuiltinTool, HarnessTool
 
@@ -126,24 +127,41 @@ class AgentConfig:
         if active_names is not None and inactive_names is not None:
             raise HarnessConfigurationError("pass either active_tools or inactive_tools, not both")
         known = set(self._builtins) | set(self._host_tools)
+        servers = self.mcp_servers
         for option, names in (("active_tools", active_names), ("inactive_tools", inactive_names)):
-            unknown = sorted((names or frozenset()) - known)
+            unknown = sorted(n for n in (names or frozenset()) - known if not self._is_mcp_name(n))
             if unknown:
+                mcp = ", ".join(f"mcp__{name}" for name in servers) or "none"
                 raise HarnessConfigurationError(
                     f"{option} names {', '.join(map(repr, unknown))}, which {'is' if len(unknown) == 1 else 'are'} "
                     f"no tool of this agent (built-ins of {self._harness_id!r}: "
                     f"{', '.join(sorted(self._builtins)) or 'none'}; host tools: "
-                    f"{', '.join(sorted(self._host_tools)) or 'none'})"
+                    f"{', '.join(sorted(self._host_tools)) or 'none'}; MCP servers: {mcp})"
                 )
         return active_names, inactive_names
 
+    @property
+    def mcp_servers(self) -> Mapping[str, McpServerConfig]:
+        """The adapter's MCP servers (its optional ``mcp_servers`` attribute), by name."""
+        servers = getattr(self._adapter, "mcp_servers", None)
+        return MappingProxyType(dict(servers)) if isinstance(servers, Mapping) else MappingProxyType({})
+
+    def _is_mcp_name(self, name: str) -> bool:
+        parts = split_mcp_name(name)
+        return parts is not None and parts[0] in self.mcp_servers
+
     def user_inactive(self) -> tuple[dict[str, str], dict[str, str]]:
-        """``(host name -> reason, built-in name -> reason)`` from active/inactive_tools."""
+        """``(host name -> reason, runtime-tool name -> reason)`` from active/inactive_tools.
+
+        Runtime tools are the built-ins and the MCP tools the runtime calls itself; an MCP
+        entry may be a server prefix ``mcp__<server>`` covering all of its tools.
+        """
         host: dict[str, str] = {}
         builtin: dict[str, str] = {}
         if self._inactive is not None:
             for name in self._inactive:
-                (builtin if name in self._builtins else host)[name] = "listed in inactive_tools"
+                runtime = name in self._builtins or self._is_mcp_name(name)
+                (builtin if runtime else host)[name] = "listed in inactive_tools"
         if self._active is not None:
             for name in self._host_tools:
                 if name not in self._active:
