@@ -30,7 +30,7 @@ from typing import Any, Final
 
 import attrs
 
-from harness_core import HarnessConfigurationError
+from harness_core import HarnessConfigurationError, McpServerConfig, McpStdioServer
 
 from ._settings import PiSettings
 
@@ -104,6 +104,18 @@ def _private_write(path: Path, text: str) -> None:
         handle.write(text)
 
 
+def _mcp_entry(config: McpServerConfig) -> dict[str, Any]:
+    """One ``mcp.json`` server entry (pi 1.x), with direct exposure (``mcp__<server>__<tool>``)."""
+    if isinstance(config, McpStdioServer):
+        entry: dict[str, Any] = {"command": config.command, "args": list(config.args), "env": dict(config.env)}
+        if config.cwd is not None:
+            entry["cwd"] = config.cwd
+    else:
+        entry = {"type": "http", "url": config.url, "headers": dict(config.headers)}
+    entry["exposure"] = "direct"
+    return entry
+
+
 @attrs.define
 class PiHome:
     """The temporary directory of one harness session's pi processes (see the module docs)."""
@@ -135,7 +147,7 @@ class PiHome:
             config["compaction"] = {"keepRecentTokens": settings.keep_recent_tokens}
         _private_write(home.agent_dir / "settings.json", json.dumps(config, indent=1))
         if settings.mcp_servers:
-            servers = {name: {**entry, "exposure": "direct"} for name, entry in settings.mcp_servers.items()}
+            servers = {name: _mcp_entry(config) for name, config in settings.mcp_servers.items()}
             _private_write(home.agent_dir / "mcp.json", json.dumps({"mcpServers": servers}, indent=1))
         return home
 

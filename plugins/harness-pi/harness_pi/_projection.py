@@ -16,11 +16,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from harness_core import ProjectionContext
-from harness_core.parts import (
+from harness_core import (
+    COMPACTION_TOOL,
     FinishReason,
     FinishStepPart,
     Part,
+    ProjectionContext,
     ReasoningDeltaPart,
     ReasoningEndPart,
     ReasoningStartPart,
@@ -40,8 +41,6 @@ from ._settings import HARNESS_ID
 
 __all__ = ["COMPACTION_TOOL", "finish_reason", "project", "usage_from"]
 
-COMPACTION_TOOL: Final = "compaction"
-"""The tool name of compaction parts."""
 
 _STATE: Final = "harness_pi.message"
 _STOP: Final[Mapping[str, FinishReason]] = {

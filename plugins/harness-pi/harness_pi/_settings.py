@@ -10,7 +10,7 @@ from typing import Any, Final, Literal
 
 import attrs
 
-from harness_core import HarnessConfigurationError
+from harness_core import HarnessConfigurationError, McpServerConfig, parse_mcp_servers
 
 __all__ = ["API_KINDS", "DEFAULT_PROVIDER", "HARNESS_ID", "PiSettings"]
 
@@ -73,54 +73,6 @@ def _str_mapping(settings: Mapping[str, Any], name: str) -> dict[str, str]:
     return dict(value)
 
 
-def _mcp_servers(value: object) -> dict[str, dict[str, Any]]:
-    """Check ``mcp_servers``; errors name the server and the field, never ``env``/``headers`` values."""
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        raise _fail("mcp_servers", "expected a mapping of server name to config")
-    servers: dict[str, dict[str, Any]] = {}
-    for name, config in value.items():
-        if not isinstance(name, str) or not _NAME.fullmatch(name):
-            raise _fail("mcp_servers", f"server names are letters, digits, '_' and '-'; got {name!r}")
-        where = f"mcp_servers={{{name!r}: ...}}"
-        if not isinstance(config, Mapping):
-            raise _fail(where, "expected a config mapping")
-        kind = config.get("type", "stdio" if "command" in config else None)
-        if kind == "stdio":
-            command = config.get("command")
-            if not isinstance(command, str) or not command:
-                raise _fail(where, "field 'command': a stdio server needs a non-empty command")
-            args = config.get("args", [])
-            if isinstance(args, str) or not isinstance(args, list | tuple) or not all(isinstance(a, str) for a in args):
-                raise _fail(where, "field 'args': expected a list of strings")
-            env = config.get("env", {})
-            if not isinstance(env, Mapping) or not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()):
-                raise _fail(where, "field 'env': expected a mapping of str to str (values not shown)")
-            cwd = config.get("cwd")
-            if cwd is not None and (not isinstance(cwd, str | os.PathLike) or not str(cwd)):
-                raise _fail(where, "field 'cwd': expected a path")
-            entry: dict[str, Any] = {"command": command, "args": list(args), "env": dict(env)}
-            if cwd is not None:
-                entry["cwd"] = str(cwd)
-        elif kind == "http":
-            url = config.get("url")
-            if not isinstance(url, str) or not url.startswith(("http://", "https://")):
-                raise _fail(where, "field 'url': an http server needs an http(s) URL")
-            headers = config.get("headers", {})
-            if not isinstance(headers, Mapping) or not all(
-                    isinstance(k, str) and isinstance(v, str) for k, v in headers.items()):
-                raise _fail(where, "field 'headers': expected a mapping of str to str (values not shown)")
-            entry = {"url": url, "headers": dict(headers)}
-        else:
-            raise _fail(where, f"field 'type': expected 'stdio' (with 'command') or 'http' (with 'url'), got {kind!r}")
-        unknown = sorted(set(config) - {"type", "command", "args", "env", "cwd", "url", "headers"})
-        if unknown:
-            raise _fail(where, f"unknown field(s) {', '.join(map(repr, unknown))}")
-        servers[name] = entry
-    return servers
-
-
 @attrs.frozen(kw_only=True)
 class PiSettings:
     """Settings of one pi adapter (see :func:`harness_pi.pi` for their meaning).
@@ -138,7 +90,7 @@ class PiSettings:
     max_tokens: int = 4096
     reasoning: bool = False
     thinking: str | None = None
-    mcp_servers: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict, repr=False)
+    mcp_servers: Mapping[str, McpServerConfig] = attrs.field(factory=dict, repr=False)
     pi_path: Path | None = None
     node_path: Path | None = None
     env: Mapping[str, str] = attrs.field(factory=dict, repr=False)
@@ -206,7 +158,7 @@ class PiSettings:
             context_window=_opt_int(settings, "context_window", 128000, 1) or 128000,
             max_tokens=_opt_int(settings, "max_tokens", 4096, 1) or 4096,
             reasoning=reasoning, thinking=thinking,
-            mcp_servers=_mcp_servers(settings.get("mcp_servers")),
+            mcp_servers=parse_mcp_servers(settings.get("mcp_servers"), where="pi(mcp_servers=...)"),
             pi_path=_opt_path(settings, "pi_path", must_exist=True),
             node_path=_opt_path(settings, "node_path", must_exist=True),
             env=_str_mapping(settings, "env"), cwd=_opt_path(settings, "cwd"),

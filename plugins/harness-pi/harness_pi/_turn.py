@@ -32,8 +32,8 @@ from harness_core import (
     ToolCall,
     ToolOutput,
     TurnEnd,
+    Usage,
 )
-from harness_core.parts import Usage
 
 from ._builtins import BY_NATIVE, common_name
 from ._calls import CallBook, Pending

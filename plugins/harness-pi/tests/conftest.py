@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from harness_pi import pi
 
-from harness_core import HarnessAgent
+from harness_core import ErrorPart, FinishPart, HarnessAgent, TextDeltaPart
 
 
 @pytest.fixture
@@ -40,3 +40,14 @@ def pi_agent(workspace: Path) -> PiAgentFactory:
         return HarnessAgent(harness=pi(**settings), **agent_kwargs)
 
     return build
+
+
+class Outcome:
+    """What a list of stream parts says: finish reason, error text, all text (model text)."""
+
+    def __init__(self, parts: list[Any]) -> None:
+        finishes = [p for p in parts if isinstance(p, FinishPart)]
+        self.finish_reason = finishes[-1].finish_reason if finishes else ("aborted" if parts else "unknown")
+        errors = [p.error for p in parts if isinstance(p, ErrorPart)]
+        self.error = "; ".join(errors) if errors else None
+        self.all_text = "".join(p.text for p in parts if isinstance(p, TextDeltaPart))

@@ -13,9 +13,9 @@ from harness_core import (
     HarnessAgent,
     HarnessCapabilityUnsupportedError,
     LocalSandbox,
+    ToolResultPart,
     define_harness_tool,
 )
-from harness_core.parts import ToolResultPart
 from harness_core.testing import ModelTurn, ScriptedModelServer, ToolCallSpec
 
 pytestmark = [pytest.mark.requires_runtime("pi"), pytest.mark.anyio]

@@ -8,14 +8,16 @@ from typing import Any
 
 import pytest
 
-from harness_core import ApprovalResponse, LocalSandbox, define_harness_tool
-from harness_core.parts import (
+from harness_core import (
+    ApprovalResponse,
+    LocalSandbox,
     ReasoningDeltaPart,
     ToolApprovalRequestPart,
     ToolCallPart,
     ToolErrorPart,
     ToolOutputDeniedPart,
     ToolResultPart,
+    define_harness_tool,
 )
 from harness_core.testing import ModelTurn, ScriptedModelServer, ToolCallSpec, Usage
 

@@ -11,14 +11,14 @@ from typing import Any
 import anyio
 import pytest
 
-from harness_core import ApprovalResponse, LocalSandbox
-from harness_core.parts import (
+from harness_core import (
+    ApprovalResponse,
+    LocalSandbox,
     ToolApprovalRequestPart,
     ToolOutputDeniedPart,
     ToolResultPart,
     parse_part,
 )
-from harness_core.result import collect_parts
 from harness_core.testing import ScenarioFailure, ScriptedModelServer
 from harness_core.testing.conformance import (
     AdapterConformanceSuite,
@@ -31,6 +31,8 @@ from harness_core.testing.conformance import (
     say,
     scenario_script,
 )
+
+from .conftest import Outcome
 
 pytestmark = pytest.mark.requires_runtime("pi")
 
@@ -69,7 +71,7 @@ class TestPiConformance(AdapterConformanceSuite):
                 {"approval_responses": [{"approval_id": request.approval_id, "approved": True}]}))
         parts = [parse_part(p) for p in child["parts"]]
         check_stream_shape(parts)
-        result = collect_parts(parts)
+        result = Outcome(parts)
         assert result.finish_reason == "stop", result.error
         assert (workspace / "child.txt").read_text().strip() == "child"
         finals = [p for p in parts if isinstance(p, ToolResultPart) and p.tool_call_id == call_id]
@@ -94,7 +96,7 @@ class TestPiConformance(AdapterConformanceSuite):
                                          "reason": "no shell today"}]}))
         parts = [parse_part(p) for p in child["parts"]]
         check_stream_shape(parts)
-        result = collect_parts(parts)
+        result = Outcome(parts)
         assert result.finish_reason == "stop", result.error
         assert not (workspace / "no.txt").exists()
         denied = [p for p in parts if isinstance(p, ToolOutputDeniedPart)]

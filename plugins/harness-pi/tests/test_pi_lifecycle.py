@@ -12,12 +12,10 @@ import pytest
 from harness_pi import PiSession
 from harness_pi.testing import alive, eventually
 
-from harness_core import LocalSandbox
-from harness_core.parts import AbortPart, ErrorPart, ToolCallPart, ToolResultPart
-from harness_core.result import collect_parts
+from harness_core import AbortPart, ErrorPart, LocalSandbox, ToolCallPart, ToolResultPart
 from harness_core.testing import Fault, ModelTurn, Script, ScriptedModelServer, ToolCallSpec
 
-from .conftest import PiAgentFactory
+from .conftest import Outcome, PiAgentFactory
 
 pytestmark = [pytest.mark.requires_runtime("pi"), pytest.mark.anyio]
 
@@ -38,7 +36,7 @@ async def test_compact_gives_a_compaction_part_with_the_summary(pi_agent: PiAgen
             parts = [part async for part in session.compact().full_stream]
             after = await agent.generate(session=session, prompt="still there?")
         last = server.model_requests[-1]
-    result = collect_parts(parts)
+    result = Outcome(parts)
     assert result.finish_reason == "stop", result.error
     calls = [p for p in parts if isinstance(p, ToolCallPart) and p.tool_name == "compaction"]
     results = [p for p in parts if isinstance(p, ToolResultPart) and p.tool_name == "compaction"]

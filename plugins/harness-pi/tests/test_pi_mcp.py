@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from harness_core import LocalSandbox
-from harness_core.parts import ToolApprovalRequestPart, ToolCallPart, ToolResultPart
+from harness_core import LocalSandbox, ToolApprovalRequestPart, ToolCallPart, ToolResultPart
 from harness_core.testing import ModelTurn, ScriptedModelServer, ToolCallSpec
 
 from .conftest import PiAgentFactory

@@ -13,8 +13,16 @@ from harness_pi._projection import project, usage_from
 from harness_pi._state import truncate_session
 from harness_pi.plugin import harness_declare_builtins
 
-from harness_core import HarnessConfigurationError, HostToolSpec, ProjectionContext, ToolKind
-from harness_core.parts import FinishStepPart, ReasoningDeltaPart, TextDeltaPart, ToolCallPart
+from harness_core import (
+    FinishStepPart,
+    HarnessConfigurationError,
+    HostToolSpec,
+    ProjectionContext,
+    ReasoningDeltaPart,
+    TextDeltaPart,
+    ToolCallPart,
+    ToolKind,
+)
 
 
 def test_builtins_are_declared_with_common_names_kinds_and_resources() -> None:
@@ -46,12 +54,14 @@ def test_settings_are_checked_with_clear_errors() -> None:
 def test_mcp_server_errors_name_server_and_field_but_never_secrets() -> None:
     with pytest.raises(HarnessConfigurationError) as caught:
         pi(mcp_servers={"calc": {"command": "x", "env": {"TOKEN": 42}}})
-    assert "'calc'" in str(caught.value) and "'env'" in str(caught.value)
+    assert "'calc'" in str(caught.value) and "env['TOKEN']" in str(caught.value) and "42" not in str(caught.value)
     with pytest.raises(HarnessConfigurationError) as caught:
         pi(mcp_servers={"web": {"type": "http", "url": "ftp://x", "headers": {"Authorization": "Bearer SECRET-1"}}})
     assert "'url'" in str(caught.value) and "SECRET-1" not in str(caught.value)
-    with pytest.raises(HarnessConfigurationError, match="field 'type'"):
+    with pytest.raises(HarnessConfigurationError, match="unknown server type 'sse'"):
         pi(mcp_servers={"x": {"type": "sse", "url": "http://h"}})
+    settings = PiSettings.from_kwargs(mcp_servers={"calc": {"command": "python", "env": {"K": "SECRET-2"}}})
+    assert "SECRET-2" not in repr(settings) and "SECRET-2" not in repr(settings.mcp_servers)
 
 
 def test_isolated_home_inherits_no_api_key(monkeypatch: pytest.MonkeyPatch) -> None:
