@@ -36,10 +36,9 @@ from harness_core import (
     TurnStateError,
 )
 
-from ._builtins import BUILTINS
-from ._extension import MARKER_COMMAND, extension_source, needed
-from ._launch import PiHome, rpc_argv
+from ._launch import PiHome
 from ._rpc import PiCommandError, PiProcess, kill_marked
+from ._runtime import PiStartError, children_gone, launch
 from ._settings import PiSettings
 from ._state import ResumeState, SuspendState, parse_resume, parse_suspend, truncate_session
 from ._tasks import spawn
@@ -50,19 +49,6 @@ __all__ = ["CONTINUE_PROMPT", "PiSession", "PiStartError"]
 CONTINUE_PROMPT: Final = ("(The previous step was interrupted before its tool calls finished; "
                           "continue the task, repeating those calls.)")
 """The message that restarts an interrupted step in a continued turn."""
-
-
-class PiStartError(Exception):
-    """pi could not be started as the session needs it (the extension did not load, say)."""
-
-
-async def _children_gone(process: PiProcess, timeout: float) -> None:
-    """Wait up to ``timeout`` seconds for pi's process group to hold only pi."""
-    with anyio.move_on_after(timeout):
-        for _ in itertools.count():
-            if not [pid for pid in process.group_pids() if pid != process.pid]:
-                return
-            await anyio.sleep(0.05)
 
 
 class PiSession:
@@ -158,11 +144,6 @@ class PiSession:
 
     # -- the process --------------------------------------------------------------------------
 
-    def _excluded(self) -> list[str]:
-        if self._filter is None:
-            return []
-        return [tool.native_name for tool in BUILTINS if not self._filter.allows(tool.name)]
-
     async def _ensure_process(self, host_tools: Sequence[HostToolSpec], instructions: str | None) -> PiProcess:
         key = (tuple((t.name, t.description, json.dumps(t.input_schema, sort_keys=True, default=repr))
                      for t in host_tools), instructions)
@@ -173,14 +154,6 @@ class PiSession:
             if process is not None:
                 self._process = None
                 await process.close()
-            excluded = self._excluded()
-            denied = {name: f"The built-in tool {name!r} is not active in this session." for name in excluded}
-            extension = needed(host_tools, gate=self._gate, denied=denied)
-            if extension:
-                self._home.write_extension(extension_source(host_tools, gate=self._gate, denied=denied))
-            argv = rpc_argv(self._prefix, self._settings, self._home, session_file=self._home.session_file,
-                            excluded=excluded, instructions=instructions, version=self._version,
-                            extra_tools=[t.name for t in host_tools], extension=extension)
             holder: list[PiProcess] = []
 
             def on_record(record: dict[str, Any]) -> None:
@@ -197,30 +170,12 @@ class PiSession:
                     if self._turn is not None:
                         self._turn.runtime_exited(description)
 
-            process = PiProcess(argv, self._home.environ(self._settings), self.cwd, on_record, on_exit,
-                                self._settings.stderr, marker=self._home.marker)
+            process = await launch(self._prefix, self._settings, self._home, self._version, self.cwd,
+                                   gate=self._gate, builtin_filter=self._filter, host_tools=host_tools,
+                                   instructions=instructions, on_record=on_record, on_exit=on_exit)
             holder.append(process)
-            await process.start()
-            if extension:
-                await self._check_extension(process)
             self._process, self._key = process, key
             return process
-
-    async def _check_extension(self, process: PiProcess) -> None:
-        """Fail closed: pi runs no turn unless the generated extension (the gate) is loaded."""
-        try:
-            data = await process.request({"type": "get_commands"}, timeout=120)
-            commands = data.get("commands") if isinstance(data, dict) else None
-            names = {c.get("name") for c in commands if isinstance(c, dict)} if isinstance(commands, list) else set()
-        except PiCommandError as error:
-            names, problem = set(), str(error)
-        else:
-            problem = "its command is missing"
-        if MARKER_COMMAND not in names:
-            await process.close(grace=0)
-            tail = "; ".join(process.stderr_tail)
-            raise PiStartError(f"pi did not load the harness extension ({problem}); refusing to run without "
-                               f"the approval gate" + (f"; stderr: {tail[-1500:]}" if tail else ""))
 
     def _route(self, process: PiProcess | None, record: dict[str, Any]) -> None:
         if process is not self._process:
@@ -402,7 +357,7 @@ class PiSession:
         except PiCommandError:
             await self._kill()
             return
-        await _children_gone(process, 2.0)
+        await children_gone(process, 2.0)
         for pid in process.group_pids():
             if pid != process.pid:
                 with contextlib.suppress(ProcessLookupError, PermissionError):

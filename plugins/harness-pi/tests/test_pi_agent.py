@@ -186,9 +186,9 @@ async def test_other_extension_tools_are_dynamic_provider_executed_calls(
 
 async def test_no_turn_runs_when_the_gate_extension_does_not_load(
         pi_agent: PiAgentFactory, workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import harness_pi._session as session_module
+    import harness_pi._runtime as runtime_module
 
-    monkeypatch.setattr(session_module, "extension_source", lambda *a, **k: "export default function (pi) { oops(")
+    monkeypatch.setattr(runtime_module, "extension_source", lambda *a, **k: "export default function (pi) { oops(")
     script = [ModelTurn(tool_calls=[ToolCallSpec("bash", {"command": "touch ran.txt"})]), "Done."]
     with ScriptedModelServer(script) as server:
         agent = pi_agent(server, permission_mode="allow-reads")
