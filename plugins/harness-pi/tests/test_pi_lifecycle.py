@@ -151,3 +151,19 @@ async def test_no_api_key_or_inherited_variable_reaches_pi(
     env = (workspace / "env.txt").read_text()
     assert "sk-should-not-leak" not in env and "PI_OFFLINE=1" in env
     assert auth and all(a is not None for a in auth)
+
+
+async def test_abandoning_a_paused_turn_runs_nothing_and_the_session_goes_on(
+        pi_agent: PiAgentFactory, workspace: Path) -> None:
+    script = [ModelTurn(tool_calls=[ToolCallSpec("bash", {"command": "touch never.txt"}, id="p1")]), "Later."]
+    with ScriptedModelServer(Script(turns=tuple(script), final_text="Fresh start.")) as server:
+        agent = pi_agent(server, permission_mode="allow-reads")
+        async with await agent.create_session(sandbox=LocalSandbox(workspace)) as session:
+            first = await agent.generate(session=session, prompt="touch it")
+            assert first.finish_reason == "awaiting-approval", first.error
+            await session.abort_turn("changed my mind")
+            again = await agent.generate(session=session, prompt="something else")
+            leftover = [p for p in _pi(session).runtime_pids if p != _pi(session).pi_pid]
+    assert not (workspace / "never.txt").exists()
+    assert again.finish_reason == "stop", again.error
+    assert leftover == []
