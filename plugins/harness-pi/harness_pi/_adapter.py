@@ -2,9 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from harness_core import HarnessCapabilityUnsupportedError, HarnessConfigurationError, StartRequest
+from harness_core import (
+    HarnessCapabilityUnsupportedError,
+    HarnessConfigurationError,
+    McpServerConfig,
+    StartRequest,
+)
 
 from ._launch import find_pi, pi_version
 from ._session import PiSession
@@ -30,6 +36,11 @@ class PiAdapter:
 
     def __init__(self, settings: PiSettings) -> None:
         self.settings = settings
+
+    @property
+    def mcp_servers(self) -> Mapping[str, McpServerConfig]:
+        """The MCP servers pi is given (the agent accepts ``mcp__<server>`` names in its filters)."""
+        return self.settings.mcp_servers
 
     def command(self) -> list[str]:
         """The argv prefix that runs pi.

@@ -23,19 +23,23 @@ what RPC mode already does. Payloads are JSON text in ``placeholder`` (request) 
 * ``harness-pi/v1:host`` - sent by each host tool's ``execute``. Payload ``{toolCallId,
   toolName, input}``; the answer ``{"content": str, "isError": bool}``.
 
-Tools named in ``denied`` are blocked at once with their reason, without asking the host
-(filtered built-ins, in case pi offered them anyway). Without a gate and without denied
-names no ``tool_call`` handler is registered (pi then skips a wait per tool call), and
+With a tool filter (``active_tools`` / ``inactive_tools``) every call the filter does not
+allow is blocked at once with "not active", without asking the host: built-ins pi offered
+anyway, MCP tools (``mcp__<server>`` entries cover a server's tools) and other extensions'
+tools, whose names pi's own options cannot all know in advance. Without a gate and without
+a filter no ``tool_call`` handler is registered (pi then skips a wait per tool call), and
 without host tools either the session loads no extension at all (:func:`needed`).
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Final
 
-from harness_core import HostToolSpec
+from harness_core import BuiltinFilter, HostToolSpec
+
+from ._builtins import BUILTINS
 
 __all__ = ["GATE_TITLE", "HOST_TITLE", "MARKER_COMMAND", "extension_source", "needed"]
 
@@ -75,16 +79,28 @@ export default function (pi) {
       },
     });
   }
-  if (CONFIG.gate || Object.keys(CONFIG.denied).length > 0) registerGate(pi);
+  if (CONFIG.gate || CONFIG.filter) registerGate(pi);
   pi.registerCommand(CONFIG.marker, { description: "harness-pi: host tools and the approval gate", handler: async () => {} });
+}
+
+function covers(entry, name) {
+  if (entry === name) return true;
+  const server = entry.startsWith("mcp__") ? entry.slice(5) : "";
+  return server !== "" && !server.includes("__") && name.startsWith(entry + "__");
+}
+
+function allowed(filter, name) {
+  const listed = filter.names.some((entry) => covers(entry, name));
+  return listed === (filter.mode === "active");
 }
 
 function registerGate(pi) {
   const hostNames = new Set(CONFIG.hostTools.map((tool) => tool.name));
   pi.on("tool_call", async (event, ctx) => {
     if (hostNames.has(event.toolName)) return undefined;
-    const denied = CONFIG.denied[event.toolName];
-    if (typeof denied === "string") return { block: true, reason: denied };
+    if (CONFIG.filter && !allowed(CONFIG.filter, CONFIG.harnessNames[event.toolName] || event.toolName)) {
+      return { block: true, reason: `The tool '${event.toolName}' is not active in this session.` };
+    }
     if (!CONFIG.gate) return undefined;
     let answer;
     try {
@@ -102,13 +118,14 @@ function registerGate(pi) {
 """
 
 
-def extension_source(host_tools: Sequence[HostToolSpec], *, gate: bool, denied: Mapping[str, str]) -> str:
+def extension_source(host_tools: Sequence[HostToolSpec], *, gate: bool,
+                     builtin_filter: BuiltinFilter | None) -> str:
     """The extension's source (an ES module).
 
     Args:
         host_tools: the host tools to register (name, description, JSON Schema).
         gate: True to ask the host about every non-host call (built-in approvals).
-        denied: pi tool name -> the reason it is blocked without asking.
+        builtin_filter: the session's tool filter (harness-facing names), or ``None``.
     """
     config = {
         "hostTools": [
@@ -116,7 +133,9 @@ def extension_source(host_tools: Sequence[HostToolSpec], *, gate: bool, denied: 
             for tool in host_tools
         ],
         "gate": gate,
-        "denied": dict(denied),
+        "filter": None if builtin_filter is None else {
+            "mode": builtin_filter.mode.value, "names": sorted(builtin_filter.names)},
+        "harnessNames": {tool.native_name: tool.name for tool in BUILTINS if tool.native_name != tool.name},
         "gateTitle": GATE_TITLE,
         "hostTitle": HOST_TITLE,
         "marker": MARKER_COMMAND,
@@ -126,6 +145,6 @@ def extension_source(host_tools: Sequence[HostToolSpec], *, gate: bool, denied: 
     return _TEMPLATE.replace("__CONFIG__", literal)
 
 
-def needed(host_tools: Sequence[HostToolSpec], *, gate: bool, denied: Mapping[str, str]) -> bool:
-    """True when the extension has anything to do (host tools, a gate or denied names)."""
-    return bool(host_tools) or gate or bool(denied)
+def needed(host_tools: Sequence[HostToolSpec], *, gate: bool, builtin_filter: BuiltinFilter | None) -> bool:
+    """True when the extension has anything to do (host tools, a gate or a filter)."""
+    return bool(host_tools) or gate or builtin_filter is not None

@@ -16,7 +16,7 @@ from typing import Any
 
 import anyio
 
-from harness_core import BuiltinFilter, HostToolSpec
+from harness_core import BuiltinFilter, BuiltinFilterMode, HostToolSpec, split_mcp_name
 
 from ._builtins import BUILTINS
 from ._extension import MARKER_COMMAND, extension_source, needed
@@ -32,10 +32,17 @@ class PiStartError(Exception):
 
 
 def excluded_natives(builtin_filter: BuiltinFilter | None) -> list[str]:
-    """pi names of the built-ins ``builtin_filter`` removes (``--exclude-tools``)."""
+    """What pi must not offer (``--exclude-tools``): the built-ins ``builtin_filter`` removes,
+    and in a denylist its MCP entries (``mcp__<server>`` as the pattern ``mcp__<server>__*``)."""
     if builtin_filter is None:
         return []
-    return [tool.native_name for tool in BUILTINS if not builtin_filter.allows(tool.name)]
+    excluded = [tool.native_name for tool in BUILTINS if not builtin_filter.allows(tool.name)]
+    if builtin_filter.mode is BuiltinFilterMode.INACTIVE:
+        for entry in sorted(builtin_filter.names):
+            parts = split_mcp_name(entry)
+            if parts is not None:
+                excluded.append(entry if parts[1] is not None else f"{entry}__*")
+    return excluded
 
 
 async def check_extension(process: PiProcess) -> None:
@@ -70,10 +77,9 @@ async def launch(prefix: Sequence[str], settings: PiSettings, home: PiHome, vers
         PiStartError: the generated extension did not load.
     """
     excluded = excluded_natives(builtin_filter)
-    denied = {name: f"The built-in tool {name!r} is not active in this session." for name in excluded}
-    extension = needed(host_tools, gate=gate, denied=denied)
+    extension = needed(host_tools, gate=gate, builtin_filter=builtin_filter)
     if extension:
-        home.write_extension(extension_source(host_tools, gate=gate, denied=denied))
+        home.write_extension(extension_source(host_tools, gate=gate, builtin_filter=builtin_filter))
     argv = rpc_argv(prefix, settings, home, session_file=home.session_file, excluded=excluded,
                     instructions=instructions, version=version, extra_tools=[t.name for t in host_tools],
                     extension=extension)

@@ -69,3 +69,29 @@ async def test_mcp_calls_pass_through_the_approval_gate(pi_agent: PiAgentFactory
             (request,) = [p for p in first.parts if isinstance(p, ToolApprovalRequestPart)]
             assert request.tool_call.tool_name == "mcp__calc__add" and request.tool_call.dynamic
             assert not (workspace / "mcp-calls.txt").exists()
+
+
+async def test_inactive_mcp_servers_are_not_offered(pi_agent: PiAgentFactory, workspace: Path,
+                                                    tmp_path: Path) -> None:
+    with ScriptedModelServer(["Nothing."]) as server:
+        agent = pi_agent(server, inactive_tools=["mcp__calc"], pi_settings={"mcp_servers": {"calc": _server(tmp_path)}})
+        async with await agent.create_session(sandbox=LocalSandbox(workspace)) as session:
+            result = await agent.generate(session=session, prompt="Hi")
+        offered = set(server.offered_tools())
+    assert result.finish_reason == "stop", result.error
+    assert "mcp__calc__add" not in offered and "read" in offered
+
+
+async def test_an_allowlist_blocks_mcp_tools_it_does_not_name(pi_agent: PiAgentFactory, workspace: Path,
+                                                              tmp_path: Path) -> None:
+    script = [ModelTurn(tool_calls=[ToolCallSpec("mcp__calc__add", {"a": 1, "b": 2}, id="m3")]), "Blocked."]
+    with ScriptedModelServer(script) as server:
+        agent = pi_agent(server, active_tools=["read"], pi_settings={"mcp_servers": {"calc": _server(tmp_path)}})
+        async with await agent.create_session(sandbox=LocalSandbox(workspace)) as session:
+            result = await agent.generate(session=session, prompt="Add")
+        last = server.model_requests[-1]
+    assert result.finish_reason == "stop", result.error
+    assert not (workspace / "mcp-calls.txt").exists()
+    assert not [p for p in result.parts if isinstance(p, ToolResultPart) and p.tool_call_id == "m3"]
+    assert not [p for p in result.parts if isinstance(p, ToolApprovalRequestPart)]
+    assert "not active" in (last.last_tool_result or "")

@@ -10,10 +10,13 @@ from harness_pi import BY_NAME, BY_NATIVE, PiSettings, pi
 from harness_pi._extension import GATE_TITLE, HOST_TITLE, extension_source
 from harness_pi._launch import KEY_VARIABLE, PiHome, rpc_argv
 from harness_pi._projection import project, usage_from
+from harness_pi._runtime import excluded_natives
 from harness_pi._state import truncate_session
 from harness_pi.plugin import harness_declare_builtins
 
 from harness_core import (
+    BuiltinFilter,
+    BuiltinFilterMode,
     FinishStepPart,
     HarnessConfigurationError,
     HostToolSpec,
@@ -95,12 +98,18 @@ def test_isolated_home_inherits_no_api_key(monkeypatch: pytest.MonkeyPatch) -> N
 
 def test_extension_source_embeds_the_configuration_as_data() -> None:
     tool = HostToolSpec(name="weather", description="</script> \u2028 weather", input_schema={"type": "object"})
-    source = extension_source([tool], gate=True, denied={"bash": "not active"})
+    source = extension_source([tool], gate=True,
+                              builtin_filter=BuiltinFilter(BuiltinFilterMode.INACTIVE, {"glob", "mcp__calc"}))
     assert GATE_TITLE in source and HOST_TITLE in source
     literal = source.split("const CONFIG = ", 1)[1].split(";\n", 1)[0]
     config = json.loads(literal)
     assert config["hostTools"][0]["name"] == "weather" and config["gate"] is True
-    assert config["denied"] == {"bash": "not active"}
+    assert config["filter"] == {"mode": "inactive", "names": ["glob", "mcp__calc"]}
+    assert config["harnessNames"] == {"find": "glob"}
+    assert excluded_natives(BuiltinFilter(BuiltinFilterMode.INACTIVE, {"glob", "mcp__calc", "mcp__web__get"})) == [
+        "find", "mcp__calc__*", "mcp__web__get"]
+    assert excluded_natives(BuiltinFilter(BuiltinFilterMode.ACTIVE, {"read", "mcp__calc"})) == [
+        "write", "edit", "bash", "grep", "find", "ls"]
     assert "\u2028" not in source
 
 
