@@ -25,8 +25,9 @@ what RPC mode already does. Payloads are JSON text in ``placeholder`` (request) 
 
 With a tool filter (``active_tools`` / ``inactive_tools``) every call the filter does not
 allow is blocked at once with "not active", without asking the host: built-ins pi offered
-anyway, MCP tools (``mcp__<server>`` entries cover a server's tools) and other extensions'
-tools, whose names pi's own options cannot all know in advance. Without a gate and without
+anyway and MCP tools (``mcp__<server>`` entries cover a server's tools), which an allowlist
+cannot exclude natively. Tools of other extensions the user loaded (``extensions=``) are
+outside the filter, as the agent cannot name them: they are never dropped. Without a gate and without
 a filter no ``tool_call`` handler is registered (pi then skips a wait per tool call), and
 without host tools either the session loads no extension at all (:func:`needed`).
 """
@@ -98,7 +99,9 @@ function registerGate(pi) {
   const hostNames = new Set(CONFIG.hostTools.map((tool) => tool.name));
   pi.on("tool_call", async (event, ctx) => {
     if (hostNames.has(event.toolName)) return undefined;
-    if (CONFIG.filter && !allowed(CONFIG.filter, CONFIG.harnessNames[event.toolName] || event.toolName)) {
+    const harnessName = CONFIG.harnessNames[event.toolName] || event.toolName;
+    const filterable = CONFIG.builtins.includes(harnessName) || harnessName.startsWith("mcp__");
+    if (CONFIG.filter && filterable && !allowed(CONFIG.filter, harnessName)) {
       return { block: true, reason: `The tool '${event.toolName}' is not active in this session.` };
     }
     if (!CONFIG.gate) return undefined;
@@ -136,6 +139,7 @@ def extension_source(host_tools: Sequence[HostToolSpec], *, gate: bool,
         "filter": None if builtin_filter is None else {
             "mode": builtin_filter.mode.value, "names": sorted(builtin_filter.names)},
         "harnessNames": {tool.native_name: tool.name for tool in BUILTINS if tool.native_name != tool.name},
+        "builtins": [tool.name for tool in BUILTINS],
         "gateTitle": GATE_TITLE,
         "hostTitle": HOST_TITLE,
         "marker": MARKER_COMMAND,

@@ -174,7 +174,7 @@ async def test_other_extension_tools_are_dynamic_provider_executed_calls(
     extension.write_text(EXTENSION)
     script = [ModelTurn(tool_calls=[ToolCallSpec("ext_shout", {"text": "hey"}, id="e1")]), "Shouted."]
     with ScriptedModelServer(script) as server:
-        agent = pi_agent(server, pi_settings={"extensions": [extension]}, inactive_tools=["bash"])
+        agent = pi_agent(server, pi_settings={"extensions": [extension]}, active_tools=["read"])
         async with await agent.create_session(sandbox=LocalSandbox(workspace)) as session:
             result = await agent.generate(session=session, prompt="Shout hey")
     assert result.finish_reason == "stop", result.error
