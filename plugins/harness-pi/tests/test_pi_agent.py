@@ -85,6 +85,8 @@ async def test_allow_reads_asks_for_bash_and_a_denial_reason_reaches_the_model(
             second = await agent.continue_generate(session=session, approval_responses=[
                 ApprovalResponse(approval_id=request.approval_id, approved=False, reason="no shell in review")])
         requests = server.model_requests
+        violations = list(session.contract_violations)
+    assert violations == []
     assert second.finish_reason == "stop", second.error
     assert not (workspace / "made.txt").exists()
     (denied,) = _of(second.parts, ToolOutputDeniedPart)
@@ -110,6 +112,8 @@ async def test_allow_edits_runs_write_and_asks_for_bash(pi_agent: PiAgentFactory
             assert [p.tool_call.tool_call_id for p in approval_parts] == ["b2"]
             second = await agent.continue_generate(session=session, approval_responses=[
                 ApprovalResponse(approval_id=request.approval_id, approved=True)])
+            violations = list(session.contract_violations)
+    assert violations == []
     assert second.finish_reason == "stop", second.error
     assert (workspace / "ran.txt").read_text().strip() == "ran"
     assert [p.tool_call_id for p in _of(second.parts, ToolResultPart)] == ["b2"]

@@ -25,6 +25,7 @@ from harness_core.testing.conformance import (
     Scenario,
     ScenarioPrompt,
     builtin,
+    check_contract,
     check_stream_shape,
     executions,
     host,
@@ -71,6 +72,8 @@ class TestPiConformance(AdapterConformanceSuite):
                 {"approval_responses": [{"approval_id": request.approval_id, "approved": True}]}))
         parts = [parse_part(p) for p in child["parts"]]
         check_stream_shape(parts)
+        check_contract(child["violations"])
+        check_contract(session.contract_violations)
         result = Outcome(parts)
         assert result.finish_reason == "stop", result.error
         assert (workspace / "child.txt").read_text().strip() == "child"
@@ -96,6 +99,8 @@ class TestPiConformance(AdapterConformanceSuite):
                                          "reason": "no shell today"}]}))
         parts = [parse_part(p) for p in child["parts"]]
         check_stream_shape(parts)
+        check_contract(child["violations"])
+        check_contract(session.contract_violations)
         result = Outcome(parts)
         assert result.finish_reason == "stop", result.error
         assert not (workspace / "no.txt").exists()
@@ -121,6 +126,7 @@ class TestPiConformance(AdapterConformanceSuite):
                 result = await agent.continue_generate(session=continued, approval_responses=[
                     ApprovalResponse(approval_id=request.approval_id, approved=True)])
         check_stream_shape(result.parts)
+        check_contract(continued.contract_violations)
         assert result.finish_reason == "stop", result.error
         assert (workspace / "conformance-record.txt").read_text() == "same-process"
         assert len(executions(workspace)) == 1
