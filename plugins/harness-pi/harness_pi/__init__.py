@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ._builtins import BUILTINS, BY_NAME, BY_NATIVE
-from ._events import PiCompaction, PiEvent, PiRecord, PiToolCall, PiToolResult
+from ._events import PiCompaction, PiEvent, PiRecord, PiToolCall, PiToolProgress, PiToolResult
 from ._settings import HARNESS_ID, PiSettings
 
 if TYPE_CHECKING:
@@ -36,6 +36,7 @@ __all__ = [
     "PiSession",
     "PiSettings",
     "PiToolCall",
+    "PiToolProgress",
     "PiToolResult",
     "PiTurn",
     "pi",

@@ -12,7 +12,7 @@ from typing import Any, TypeAlias
 
 import attrs
 
-__all__ = ["PiCompaction", "PiEvent", "PiRecord", "PiToolCall", "PiToolResult"]
+__all__ = ["PiCompaction", "PiEvent", "PiRecord", "PiToolCall", "PiToolProgress", "PiToolResult"]
 
 
 @attrs.frozen
@@ -43,6 +43,16 @@ class PiToolResult:
 
 
 @attrs.frozen
+class PiToolProgress:
+    """A partial result of a running built-in (``tool_execution_update``): a preliminary result."""
+
+    call_id: str
+    native_name: str
+    input: Any
+    output: str
+
+
+@attrs.frozen
 class PiCompaction:
     """A finished compaction (``compaction_end`` with a result)."""
 
@@ -52,5 +62,5 @@ class PiCompaction:
     tokens_before: int | None = None
 
 
-PiEvent: TypeAlias = PiRecord | PiToolCall | PiToolResult | PiCompaction
+PiEvent: TypeAlias = PiRecord | PiToolCall | PiToolProgress | PiToolResult | PiCompaction
 """Every native event of the pi adapter."""

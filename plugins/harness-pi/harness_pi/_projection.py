@@ -6,6 +6,7 @@
 * :class:`PiToolCall` -> a provider-executed ``tool-call`` under the harness-facing name
   (``find`` is ``glob``, with ``providerMetadata.pi.nativeToolName``); tools pi offers
   that are not declared built-ins (other extensions', MCP servers') are ``dynamic``;
+* :class:`PiToolProgress` -> a preliminary ``tool-result`` (a running command's output so far);
 * :class:`PiToolResult` -> ``tool-result`` / ``tool-error`` (provider-executed);
 * :class:`PiCompaction` -> a dynamic provider-executed ``compaction`` call and result
   whose output carries the summary.
@@ -36,7 +37,7 @@ from harness_core import (
 )
 
 from ._builtins import BY_NATIVE
-from ._events import PiEvent, PiRecord, PiToolCall, PiToolResult
+from ._events import PiEvent, PiRecord, PiToolCall, PiToolProgress, PiToolResult
 from ._settings import HARNESS_ID
 
 __all__ = ["COMPACTION_TOOL", "finish_reason", "project", "usage_from"]
@@ -125,6 +126,11 @@ def project(event: PiEvent, context: ProjectionContext) -> list[Part]:
         name, dynamic, metadata = _identity(event.native_name)
         return [ToolCallPart(tool_call_id=event.call_id, tool_name=name, input=event.input, provider_executed=True,
                              dynamic=dynamic or None, provider_metadata=metadata)]
+    if isinstance(event, PiToolProgress):
+        name, dynamic, metadata = _identity(event.native_name)
+        return [ToolResultPart(tool_call_id=event.call_id, tool_name=name, input=event.input, output=event.output,
+                               provider_executed=True, dynamic=dynamic or None, preliminary=True,
+                               provider_metadata=metadata)]
     if isinstance(event, PiToolResult):
         name, dynamic, metadata = _identity(event.native_name)
         if event.is_error:

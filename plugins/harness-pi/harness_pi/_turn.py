@@ -37,7 +37,7 @@ from harness_core import (
 
 from ._builtins import BY_NATIVE, common_name
 from ._calls import CallBook, Pending
-from ._events import PiCompaction, PiRecord, PiToolCall, PiToolResult
+from ._events import PiCompaction, PiRecord, PiToolCall, PiToolProgress, PiToolResult
 from ._extension import GATE_TITLE, HOST_TITLE
 from ._projection import usage_from
 from ._settings import HARNESS_ID
@@ -230,6 +230,8 @@ class PiTurn:
             self._message(record)
         elif kind == "tool_execution_start":
             self._tool_start(record)
+        elif kind == "tool_execution_update":
+            self._tool_update(record)
         elif kind == "tool_execution_end":
             self._tool_end(record)
         elif kind == "compaction_end":
@@ -277,6 +279,13 @@ class PiTurn:
             self.calls.host_calls.add(self.calls.original(call_id))
         elif not self._gate:
             self._outbox.append(PiToolCall(call_id, name, args))
+
+    def _tool_update(self, record: dict[str, Any]) -> None:
+        call_id = self.calls.original(str(record.get("toolCallId", "")))
+        text = _text_of(record.get("partialResult"))
+        if text and call_id in self.calls.open and call_id not in self.calls.host_calls \
+                and call_id not in self.calls.silenced:
+            self._outbox.append(PiToolProgress(call_id, str(record.get("toolName", "")), record.get("args"), text))
 
     def _tool_end(self, record: dict[str, Any]) -> None:
         call_id = self.calls.original(str(record.get("toolCallId", "")))

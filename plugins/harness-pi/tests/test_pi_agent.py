@@ -217,3 +217,18 @@ async def test_instructions_reach_pi_and_the_process_is_kept_across_turns(
     assert "Always answer in French." in first.system and "Always answer in French." in second.system
     assert same and pid is not None
     assert "one" in [m.text for m in second.messages]
+
+
+async def test_a_running_command_streams_preliminary_results(pi_agent: PiAgentFactory, workspace: Path) -> None:
+    command = "echo first-line; sleep 0.5; echo second-line"
+    script = [ModelTurn(tool_calls=[ToolCallSpec("bash", {"command": command}, id="s1")]), "Done."]
+    with ScriptedModelServer(script) as server:
+        agent = pi_agent(server)
+        async with await agent.create_session(sandbox=LocalSandbox(workspace)) as session:
+            result = await agent.generate(session=session, prompt="Run it")
+            violations = list(session.contract_violations)
+    results = [p for p in _of(result.parts, ToolResultPart) if p.tool_call_id == "s1"]
+    preliminary = [p for p in results if p.preliminary]
+    assert preliminary and "first-line" in str(preliminary[0].output)
+    assert [p for p in results if not p.preliminary][-1].output.count("second-line") == 1
+    assert results[-1] is not preliminary[-1] and violations == []
