@@ -2,8 +2,9 @@
 
 A turn wraps every ``claude-agent-sdk`` message in a :class:`ClaudeCodeEvent` together
 with a read-only :class:`TurnView` of what the host already knows about the turn (which
-calls it denied, which host tool calls it already handles), so that the projection
-(``harness_project_event``) is a pure function of the event and its per-turn state.
+calls it was asked about, which it denied, which host tool calls it already handles), so
+that the projection (``harness_project_event``) is a pure function of the event and its
+per-turn state.
 """
 
 from __future__ import annotations
@@ -24,6 +25,13 @@ class TurnView:
 
     Attributes:
         host_server: the MCP server name carrying host tools (``mcp__<host_server>__x``).
+        withhold_calls: built-in approvals are on: the projection holds a built-in's
+            ``tool-call`` part back until the call's result shows whether the host was
+            asked about it (then the core emitted the part) or not (then it is emitted
+            just before the result).
+        asked: runtime call ids of built-in calls the host was sent a
+            :class:`~harness_core.BuiltinApprovalRequest` for, in this turn or before it
+            was continued (the core emitted their ``tool-call`` part).
         denied: ``{tool_use_id: reason}`` for built-in calls the host denied.
         host_calls: ``{tool_use_id: host tool name}`` for host calls surfaced as
             :class:`~harness_core.HostToolCall` (the agent reports those itself).
@@ -36,6 +44,8 @@ class TurnView:
     """
 
     host_server: str = HOST_SERVER
+    withhold_calls: bool = False
+    asked: set[str] = attrs.field(factory=set)
     denied: dict[str, str] = attrs.field(factory=dict)
     host_calls: dict[str, str] = attrs.field(factory=dict)
     aliases: dict[str, str] = attrs.field(factory=dict)
@@ -71,6 +81,15 @@ class ReadOnlyTurnView:
     def host_prefix(self) -> str:
         """See :attr:`TurnView.host_prefix`."""
         return self._view.host_prefix
+
+    @property
+    def withhold_calls(self) -> bool:
+        """See :attr:`TurnView.withhold_calls`."""
+        return self._view.withhold_calls
+
+    def was_asked(self, tool_use_id: str) -> bool:
+        """True when the host was asked about the built-in call ``tool_use_id`` (see :attr:`TurnView.asked`)."""
+        return tool_use_id in self._view.asked
 
     @property
     def denied(self) -> Mapping[str, str]:

@@ -18,9 +18,11 @@ from harness_claude_code import (
     builtin_for_native,
     claude_code,
 )
+from harness_claude_code._anthropic import usage_from
+from harness_claude_code._identity import identify_tool
 from harness_claude_code._options import _tool_lists, process_env
 from harness_claude_code._procs import alive, descendants, kill_tree
-from harness_claude_code._projection import identify_tool, project, usage_from
+from harness_claude_code._projection import project
 from harness_claude_code._settings import ClaudeCodeSettings
 from harness_claude_code._state import parse_continue_state, parse_resume_state
 from harness_claude_code._transcript import (
@@ -256,9 +258,10 @@ def test_projection_of_messages_without_stream_events() -> None:
         ToolResultBlock("t3", "no writes", True), ToolResultBlock("t4", "Input validation error", True),
     ])
     out: list[Any] = project(ClaudeCodeEvent(results, ro), context)
-    assert [p.type for p in out] == ["tool-result", "tool-error", "tool-output-denied", "tool-call", "tool-error"]
-    assert out[1].error == "boom" and out[2].reason == "no writes"
-    assert out[3].invalid and out[3].tool_name == "weather" and not out[3].provider_executed
+    # t3 was denied by the host: the core emitted its tool-output-denied, the adapter adds nothing.
+    assert [p.type for p in out] == ["tool-result", "tool-error", "tool-call", "tool-error"]
+    assert out[1].error == "boom"
+    assert out[2].invalid and out[2].tool_name == "weather" and not out[2].provider_executed
 
 
 def test_projection_of_stream_events_and_usage() -> None:
