@@ -22,7 +22,8 @@ from harness_core import BuiltinFilter, ToolOutput
 
 from ._builtins import BY_NATIVE
 from ._settings import HOST_PREFIX
-from ._turn import DEFAULT_DENIAL, ClaudeCodeTurn
+from ._state import DEFAULT_DENIAL
+from ._turn import ClaudeCodeTurn
 
 if TYPE_CHECKING:
     from claude_agent_sdk import PermissionResultAllow, PermissionResultDeny, ToolPermissionContext

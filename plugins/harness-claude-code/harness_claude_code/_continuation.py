@@ -17,9 +17,9 @@ from pathlib import Path
 
 import anyio
 
-from ._state import ApprovalAnswer, PendingCall, ResultAnswer
+from ._state import DEFAULT_DENIAL, ApprovalAnswer, PendingCall, ResultAnswer
 from ._transcript import LateResult, TranscriptError, append_results, find_transcript
-from ._turn import DEFAULT_DENIAL, ClaudeCodeTurn
+from ._turn import ClaudeCodeTurn
 
 __all__ = ["await_transcript", "late_result", "prepare_continuation"]
 

@@ -36,11 +36,11 @@ from ._calls import CallLedger
 from ._events import ClaudeCodeEvent, TurnView
 from ._identity import identify_tool
 from ._settings import HOST_SERVER
-from ._state import ApprovalAnswer, PendingCall, ResultAnswer
+from ._state import DEFAULT_DENIAL, ApprovalAnswer, PendingCall, ResultAnswer
 from ._turn_end import api_error, result_turn_end
 from ._waiters import Waiters
 
-__all__ = ["DEFAULT_DENIAL", "PARK_SECONDS", "ClaudeCodeTurn", "TurnOwner"]
+__all__ = ["PARK_SECONDS", "SETTLE_SECONDS", "ClaudeCodeTurn", "TurnKind", "TurnOwner"]
 
 PARK_SECONDS: Final = 0.5
 """How long a control event waits for the assistant message announcing its call."""
@@ -48,9 +48,6 @@ PARK_SECONDS: Final = 0.5
 SETTLE_SECONDS: Final = 0.2
 """How long the turn waits for more requests (parallel calls) before it tells the host,
 with :class:`~harness_core.AwaitingAnswers`, that Claude Code is blocked on its answers."""
-
-DEFAULT_DENIAL: Final = "The host denied this tool call."
-"""What the model reads when a denial came without a reason."""
 
 TurnKind = Literal["prompt", "compact", "continue"]
 
