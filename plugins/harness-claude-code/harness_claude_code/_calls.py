@@ -66,6 +66,17 @@ class CallLedger:
         if self._replay:
             self._adopt_repeat(call_id, native_name, native_input)
 
+    def resolve(self, tool_use_id: str | None, native_name: str, native_input: Any) -> str | None:
+        """``tool_use_id``, or when the runtime gave none, the announced call not yet asked about
+        with this tool and input (``None`` when there is none)."""
+        if tool_use_id:
+            return tool_use_id
+        wanted = dumps_input(native_input)
+        for call_id, call in self._open.items():
+            if not call.asked and call.native_name == native_name and dumps_input(call.input) == wanted:
+                return call_id
+        return None
+
     def finished(self, call_id: str) -> None:
         """Claude Code recorded the call's result."""
         self._open.pop(call_id, None)

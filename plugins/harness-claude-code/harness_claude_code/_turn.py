@@ -154,13 +154,12 @@ class ClaudeCodeTurn:
         """Calls of this turn without a recorded result, with any answer already given."""
         return self._calls.pending()
 
-    @staticmethod
-    def _call_id(tool_use_id: str | None) -> str:
-        return tool_use_id or f"call-{next(_ids)}"
+    def _call_id(self, tool_use_id: str | None, native_name: str, native_input: Any) -> str:
+        return self._calls.resolve(tool_use_id, native_name, native_input) or f"call-{next(_ids)}"
 
     async def request_approval(self, tool_use_id: str | None, native_name: str, native_input: Any) -> ApprovalAnswer:
         """Ask the host about a built-in call and wait for the answer (the SDK callback)."""
-        call_id = self._call_id(tool_use_id)
+        call_id = self._call_id(tool_use_id, native_name, native_input)
         stored = self._calls.take_replay(call_id, native_name, native_input)
         if isinstance(stored, ApprovalAnswer):
             return stored
@@ -182,8 +181,8 @@ class ClaudeCodeTurn:
 
     async def request_host_result(self, tool_use_id: str | None, tool_name: str, arguments: dict[str, Any]) -> ToolOutput:
         """Hand a host tool call to the host and wait for its result (the MCP handler)."""
-        call_id = self._call_id(tool_use_id)
         native_name = f"{self.view.host_prefix}{tool_name}"
+        call_id = self._call_id(tool_use_id, native_name, arguments)
         self._calls.hosted(call_id, tool_name)
         stored = self._calls.take_replay(call_id, native_name, arguments)
         if isinstance(stored, ResultAnswer):

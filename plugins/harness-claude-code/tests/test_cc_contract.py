@@ -159,3 +159,17 @@ def test_without_approvals_the_call_part_comes_with_the_assistant_message() -> N
     assert [(p.type, p.tool_call_id) for p in out] == [("tool-call", "t1")]
     out = _project(view, context, UserMessage(content=[ToolResultBlock("t1", "a.txt", False)]))
     assert [(p.type, p.tool_call_id) for p in out] == [("tool-result", "t1")]
+
+
+def test_a_permission_request_without_a_call_id_is_matched_to_its_announced_call() -> None:
+    from harness_claude_code._calls import CallLedger
+
+    view = TurnView(withhold_calls=True)
+    ledger = CallLedger(view, "denied")
+    ledger.announced("toolu_1", "Write", {"file_path": "a", "content": "x"})
+    ledger.announced("toolu_2", "Write", {"file_path": "b", "content": "y"})
+    assert ledger.resolve(None, "Write", {"content": "y", "file_path": "b"}) == "toolu_2"
+    ledger.asked("toolu_2", "builtin", "Write", None, {"file_path": "b", "content": "y"}, "approval-toolu_2")
+    assert ledger.resolve(None, "Write", {"file_path": "b", "content": "y"}) is None, "already asked"
+    assert ledger.resolve("toolu_9", "Write", {}) == "toolu_9"
+    assert view.readonly().was_asked("toolu_2") and not view.readonly().was_asked("toolu_1")
