@@ -72,10 +72,10 @@ import attrs
 import pydantic
 import pytest
 
-from harness_core.agent.answers import TurnState
 from harness_core.agent.harness_agent import HarnessAgent
 from harness_core.agent.results import GenerateResult, collect_parts
 from harness_core.agent.session import HarnessSession
+from harness_core.agent.turn_state import TurnState
 from harness_core.approval import ApprovalContext, ApprovalDecision, ApprovalStatus
 from harness_core.hookspecs import hookimpl
 from harness_core.parts.models import (
@@ -111,6 +111,7 @@ __all__ = [
     "ScenarioPrompt",
     "agent_kwargs_from_spec",
     "builtin",
+    "check_contract",
     "check_stream_shape",
     "conformance_tools",
     "executions",
@@ -406,6 +407,18 @@ def _final_results(parts: Sequence[Part], call_id: str) -> list[Part]:
             and p.tool_call_id == call_id and not (isinstance(p, ToolResultPart) and p.preliminary)]
 
 
+def check_contract(violations: Sequence[str]) -> None:
+    """Fail the test when the adapter broke the contract of docs/adapters.md.
+
+    ``violations`` are a session's :attr:`~harness_core.agent.session.HarnessSession.contract_violations`:
+    a part the adapter emitted twice (a ``tool-call`` the core also emitted for a control
+    event, a denial the core already emitted) or a result whose ``tool-call`` is missing.
+    """
+    if violations:
+        pytest.fail("the adapter broke the part contract (docs/adapters.md, 'Who emits which part'):\n- "
+                    + "\n- ".join(violations))
+
+
 def check_stream_shape(parts: Sequence[Part]) -> None:
     """Assert the slice invariants: start first, finish (or abort) last, balanced steps,
     one ``tool-call`` per id, at most one final result per call id."""
@@ -508,6 +521,7 @@ class AdapterConformanceSuite:
             try:
                 with anyio.fail_after(self.scenario_timeout):
                     yield target.agent, session, env
+                check_contract(session.contract_violations)
             except TimeoutError:
                 pytest.fail(
                     f"scenario {scenario.name!r} did not finish within {self.scenario_timeout} s; a paused turn that "
@@ -556,6 +570,7 @@ class AdapterConformanceSuite:
             f"the continuation process failed (exit {process.returncode}):\n{process.stderr[-4000:]}"
         )
         data: dict[str, Any] = json.loads(process.stdout.strip().splitlines()[-1])
+        check_contract(data.get("violations", ()))
         return data
 
     # -- the tests ------------------------------------------------------------------------
@@ -847,7 +862,8 @@ async def _child(payload: Mapping[str, Any]) -> dict[str, Any]:
             tool_result_continuations=continuation.get("tool_result_continuations", ()),
             approval_responses=continuation.get("approval_responses", ()),
         )
-        return {"parts": [p.to_json() for p in result.parts], "state": session.state.value, "pid": os.getpid()}
+        return {"parts": [p.to_json() for p in result.parts], "state": session.state.value, "pid": os.getpid(),
+                "violations": list(session.contract_violations)}
     finally:
         await session.destroy()
 
