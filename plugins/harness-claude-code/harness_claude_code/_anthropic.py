@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from harness_core.parts.models import FinishReason, Usage
+from harness_core import FinishReason, Usage
 
 __all__ = ["API_ERROR_TYPES", "finish_reason", "int_or_none", "result_text", "strip_error_tag", "usage_from"]
 

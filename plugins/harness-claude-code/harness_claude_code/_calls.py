@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from harness_core.parts.models import Part, ToolErrorPart
+from harness_core import Part, ToolErrorPart
 
 from ._events import TurnView
 from ._identity import dumps_input, identify_tool

@@ -13,7 +13,7 @@ import dataclasses
 import json
 from typing import Any
 
-from harness_core.parts.models import with_native_tool_name
+from harness_core import with_native_tool_name
 
 from ._builtins import builtin_for_native
 from ._settings import HARNESS_ID, HOST_PREFIX

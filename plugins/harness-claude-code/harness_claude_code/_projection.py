@@ -39,10 +39,10 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any
 
-from harness_core import ProjectionContext
-from harness_core.parts.models import (
+from harness_core import (
     COMPACTION_TOOL,
     Part,
+    ProjectionContext,
     RawPart,
     ReasoningDeltaPart,
     ReasoningEndPart,

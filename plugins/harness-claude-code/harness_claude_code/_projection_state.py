@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import Any, Final, Literal
 
-from harness_core import ProjectionContext
-from harness_core.parts.models import ToolCallPart
+from harness_core import ProjectionContext, ToolCallPart
 
 from ._identity import ToolIdentity
 

@@ -18,10 +18,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from harness_core import ProjectionContext
-from harness_core.parts.models import (
+from harness_core import (
     FinishStepPart,
     Part,
+    ProjectionContext,
     ReasoningDeltaPart,
     ReasoningEndPart,
     ReasoningStartPart,

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from harness_core import TurnEnd
-from harness_core.parts.models import Usage
+from harness_core import TurnEnd, Usage
 
 from ._anthropic import API_ERROR_TYPES, finish_reason, usage_from
 

@@ -19,11 +19,11 @@ import attrs
 from harness_core import (
     BuiltinApprovalRequest,
     HostToolCall,
+    Part,
     ProjectionContext,
     ToolOutput,
     TurnEnd,
 )
-from harness_core.parts.models import Part
 
 from ._adapter import find_cli
 from ._events import ClaudeCodeEvent

@@ -29,11 +29,11 @@ from harness_core import (
     BuiltinApprovalRequest,
     BuiltinFilter,
     BuiltinFilterMode,
+    Part,
     ProjectionContext,
     PromptRequest,
     StartRequest,
 )
-from harness_core.parts.models import Part
 from harness_core.testing import ModelTurn, ToolCallSpec
 
 needs_cli = pytest.mark.skipif(CLI_MISSING_REASON is not None, reason=CLI_MISSING_REASON or "")

@@ -40,12 +40,15 @@ from harness_core import (
     BuiltinFilterMode,
     HarnessConfigurationError,
     ProjectionContext,
+    RawPart,
     StartRequest,
+    ToolCallPart,
     ToolKind,
+    ToolOutputDeniedPart,
     ToolResources,
+    ToolResultPart,
     create_plugin_manager,
 )
-from harness_core.parts.models import RawPart, ToolCallPart, ToolOutputDeniedPart, ToolResultPart
 
 # -- built-in declarations ----------------------------------------------------------------
 
