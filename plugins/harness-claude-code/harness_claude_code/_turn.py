@@ -35,6 +35,7 @@ from harness_core import (
 from ._calls import CallLedger
 from ._events import ClaudeCodeEvent, TurnView
 from ._identity import identify_tool
+from ._parking import Parking
 from ._settings import HOST_SERVER
 from ._state import DEFAULT_DENIAL, ApprovalAnswer, PendingCall, ResultAnswer
 from ._turn_end import api_error, result_turn_end
@@ -100,8 +101,7 @@ class ClaudeCodeTurn:
         self._send, self._recv = anyio.create_memory_object_stream[tuple[str, Any]](math.inf)
         self._approvals: Waiters[ApprovalAnswer] = Waiters()
         self._results: Waiters[ResultAnswer] = Waiters()
-        self._seen: set[str] = set()
-        self._parked: list[tuple[str, BuiltinApprovalRequest | HostToolCall]] = []
+        self._parked = Parking()
         self._outbox: collections.deque[object] = collections.deque()
         self._prelude: Callable[[], Awaitable[None]] | None = None
         self._api_error: tuple[str, str] | None = None
@@ -320,8 +320,7 @@ class ClaudeCodeTurn:
             with anyio.move_on_after(PARK_SECONDS):
                 item = await self._recv.receive()
             if item is None:
-                self._outbox.extend(control for _, control in self._parked)
-                self._parked = []
+                self._outbox.extend(self._parked.release_all())
             return item
         return await self._recv.receive()
 
@@ -330,11 +329,9 @@ class ClaudeCodeTurn:
             self._on_message(payload)
         elif kind == "control":
             self._awaiting_due = True
-            call_id, control = payload
-            if call_id in self._seen:
-                self._outbox.append(control)
-            else:
-                self._parked.append(payload)
+            admitted = self._parked.admit(*payload)
+            if admitted is not None:
+                self._outbox.append(admitted)
         elif kind == "exit":
             self._on_exit(payload)
         elif kind == "end" and not self.finished:
@@ -361,7 +358,7 @@ class ClaudeCodeTurn:
             self._api_error = api_error(message) or self._api_error
             for block in message.content:
                 if isinstance(block, ToolUseBlock):
-                    self._seen.add(block.id)
+                    self._parked.announced(block.id)
                     if message.parent_tool_use_id is None:
                         self._calls.announced(block.id, block.name, block.input)
         elif isinstance(message, UserMessage) and isinstance(message.content, list):
@@ -377,9 +374,7 @@ class ClaudeCodeTurn:
             self._outbox.append(result_turn_end(message, cost_usd=self._owner.turn_cost(message.total_cost_usd),
                                                 aborted=self.aborted, last_api_error=self._api_error))
             return
-        if self._parked:
-            self._outbox.extend(control for call_id, control in self._parked if call_id in self._seen)
-            self._parked = [(call_id, control) for call_id, control in self._parked if call_id not in self._seen]
+        self._outbox.extend(self._parked.ready())
 
     def _on_exit(self, error: BaseException | None) -> None:
         if self.finished:
