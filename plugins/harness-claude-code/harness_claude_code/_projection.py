@@ -11,7 +11,8 @@
   error, and the agent reports it once as an ``error`` part.
 * ``UserMessage`` tool results of built-ins -> ``tool-result`` or ``tool-error``
   (provider-executed), or ``tool-output-denied`` when Claude Code refused the call on its
-  own.
+  own (a ``permission_denied`` system message, or the "Permission to use ... has been
+  denied." result of one of its permission rules).
 * ``SystemMessage``: ``compact_boundary`` -> a dynamic provider-executed ``compaction``
   tool call and result; ``permission_denied`` (Claude Code refused a call) makes the call's
   result a ``tool-output-denied``; ``api_retry`` and unknown subtypes -> ``raw``.
@@ -36,6 +37,7 @@ about (the core emitted their ``tool-call``).
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -73,6 +75,10 @@ _QUIET_SYSTEM = frozenset(
         "hook_response", "files_persisted",
     }
 )
+
+
+_RULE_DENIAL = re.compile(r"Permission to use \S+ .*has been denied\.?$", re.S)
+"""The result text of a call Claude Code refused by one of its own permission rules (2.1.x)."""
 
 
 def _map(value: object) -> Mapping[str, Any]:
@@ -252,6 +258,8 @@ def _result_parts(block: Any, identity: ToolIdentity, call_input: Any, state: Pr
         parts.append(withheld)  # Claude Code decided on its own: the core never saw the call
     dynamic = identity.dynamic or None
     denial = state.runtime_denials.get(tool_use_id)
+    if denial is None and block.is_error and _RULE_DENIAL.match(text.strip()):
+        denial = text.strip()
     if denial is not None:
         parts.append(ToolOutputDeniedPart(tool_call_id=call_id, tool_name=identity.tool_name,
                                           reason=denial or strip_error_tag(text) or None, provider_executed=True))

@@ -10,6 +10,7 @@ adapter's own stream.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -67,15 +68,19 @@ async def test_asked_builtin_calls_get_no_call_part_from_the_adapter(
         ModelTurn(tool_calls=[ToolCallSpec("read", {"file_path": str(workspace / "a.txt")}, id="toolu_read")]),
         ModelTurn(tool_calls=[ToolCallSpec("write", {"file_path": str(workspace / "no.txt"), "content": "no"},
                                            id="toolu_denied")]),
-        # Bash is filtered out: Claude Code refuses the call itself, without asking.
-        ModelTurn(tool_calls=[ToolCallSpec("Bash", {"command": "true"}, id="toolu_refused", unoffered=True)]),
+        # Edit is filtered out: Claude Code refuses the call itself, without asking.
+        ModelTurn(tool_calls=[ToolCallSpec("Edit", {"file_path": str(workspace / "a.txt"), "old_string": "a",
+                                                    "new_string": "b"}, id="toolu_refused", unoffered=True)]),
         ModelTurn(tool_calls=[ToolCallSpec("write", {"file_path": str(workspace / "b.txt"), "content": "b"},
                                            id="toolu_write")]),
+        # Claude Code's own deny rule refuses this one, without asking.
+        ModelTurn(tool_calls=[ToolCallSpec("bash", {"command": "echo no > rule.txt"}, id="toolu_rule")]),
         "Done.",
     ])
-    session = await claude_code(**adapter_settings(server)).start(StartRequest(
+    rules = json.dumps({"permissions": {"deny": ["Bash(echo:*)"]}})
+    session = await claude_code(**adapter_settings(server, extra_options={"settings": rules})).start(StartRequest(
         session_id="s-contract", builtin_approvals=True,
-        builtin_filter=BuiltinFilter(BuiltinFilterMode.ACTIVE, {"read", "write"}),
+        builtin_filter=BuiltinFilter(BuiltinFilterMode.ACTIVE, {"read", "write", "bash"}),
     ))
 
     def decide(request: BuiltinApprovalRequest) -> Any:
@@ -102,8 +107,13 @@ async def test_asked_builtin_calls_get_no_call_part_from_the_adapter(
     assert "approval" not in refused, refused
     assert refused[-2:] == ["tool-call", "tool-error"], "a call the core never saw: the adapter projects it"
     [refused_call] = [p for p in log.of_type("tool-call") if p.tool_call_id == "toolu_refused"]
-    assert refused_call.tool_name == "bash" and refused_call.provider_executed
-    assert refused_call.provider_metadata == {"claude-code": {"nativeToolName": "Bash"}}
+    assert refused_call.tool_name == "edit" and refused_call.provider_executed
+    assert refused_call.provider_metadata == {"claude-code": {"nativeToolName": "Edit"}}
+    ruled = _kinds(timeline, "toolu_rule")
+    assert "approval" not in ruled and ruled[-2:] == ["tool-call", "tool-output-denied"], ruled
+    [rule_denial] = [p for p in log.of_type("tool-output-denied") if p.tool_call_id == "toolu_rule"]
+    assert rule_denial.provider_executed and "has been denied" in (rule_denial.reason or "")
+    assert not (workspace / "rule.txt").exists()
     finals = [_call_id(p) for p in log.parts if p.type in _FINAL]
     assert len(finals) == len(set(finals)), f"more than one final result for a call: {finals}"
 
