@@ -63,12 +63,14 @@ class RuntimeCallbacks:
 
         if tool_name.startswith(HOST_PREFIX):
             return PermissionResultAllow(updated_input=tool_input)
-        builtin = BY_NATIVE.get(tool_name)
-        if builtin is not None and self._filter is not None and not self._filter.allows(builtin.name):
-            return PermissionResultDeny(message=f"The built-in tool {builtin.name!r} is not active in this session.")
         turn = self._live_turn()
         if turn is None:
             return PermissionResultDeny(message="No turn is running; the call was refused.")
+        builtin = BY_NATIVE.get(tool_name)
+        if builtin is not None and self._filter is not None and not self._filter.allows(builtin.name):
+            reason = f"The built-in tool {builtin.name!r} is not active in this session."
+            turn.refuse(context.tool_use_id, tool_name, tool_input, reason)
+            return PermissionResultDeny(message=reason)
         answer = await turn.request_approval(context.tool_use_id, tool_name, tool_input)
         if answer.approved:
             return PermissionResultAllow(updated_input=tool_input)

@@ -33,6 +33,8 @@ class TurnView:
             :class:`~harness_core.BuiltinApprovalRequest` for, in this turn or before it
             was continued (the core emitted their ``tool-call`` part).
         denied: ``{tool_use_id: reason}`` for built-in calls the host denied.
+        refused: ``{tool_use_id: reason}`` for built-in calls the adapter refused without
+            asking the host (a built-in outside the session's filter).
         host_calls: ``{tool_use_id: host tool name}`` for host calls surfaced as
             :class:`~harness_core.HostToolCall` (the agent reports those itself).
         aliases: ``{runtime call id: original call id}`` for calls a continued turn
@@ -47,6 +49,7 @@ class TurnView:
     withhold_calls: bool = False
     asked: set[str] = attrs.field(factory=set)
     denied: dict[str, str] = attrs.field(factory=dict)
+    refused: dict[str, str] = attrs.field(factory=dict)
     host_calls: dict[str, str] = attrs.field(factory=dict)
     aliases: dict[str, str] = attrs.field(factory=dict)
     replayed: set[str] = attrs.field(factory=set)
@@ -90,6 +93,10 @@ class ReadOnlyTurnView:
     def was_asked(self, tool_use_id: str) -> bool:
         """True when the host was asked about the built-in call ``tool_use_id`` (see :attr:`TurnView.asked`)."""
         return tool_use_id in self._view.asked
+
+    def refusal(self, tool_use_id: str) -> str | None:
+        """Why the adapter refused ``tool_use_id`` without asking the host, else ``None``."""
+        return self._view.refused.get(tool_use_id)
 
     @property
     def denied(self) -> Mapping[str, str]:

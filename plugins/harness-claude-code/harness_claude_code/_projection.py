@@ -257,7 +257,7 @@ def _result_parts(block: Any, identity: ToolIdentity, call_input: Any, state: Pr
     if withheld is not None and (view is None or not view.was_asked(tool_use_id)):
         parts.append(withheld)  # Claude Code decided on its own: the core never saw the call
     dynamic = identity.dynamic or None
-    denial = state.runtime_denials.get(tool_use_id)
+    denial = state.runtime_denials.get(tool_use_id) or (view.refusal(tool_use_id) if view is not None else None)
     if denial is None and block.is_error and _RULE_DENIAL.match(text.strip()):
         denial = text.strip()
     if denial is not None:

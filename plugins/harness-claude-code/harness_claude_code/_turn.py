@@ -179,6 +179,10 @@ class ClaudeCodeTurn:
         finally:
             self._approvals.discard(approval_id)
 
+    def refuse(self, tool_use_id: str | None, native_name: str, native_input: Any, reason: str) -> None:
+        """The adapter refuses a built-in call without asking the host (its result is a denial)."""
+        self.view.refused[self._call_id(tool_use_id, native_name, native_input)] = reason
+
     async def request_host_result(self, tool_use_id: str | None, tool_name: str, arguments: dict[str, Any]) -> ToolOutput:
         """Hand a host tool call to the host and wait for its result (the MCP handler)."""
         native_name = f"{self.view.host_prefix}{tool_name}"

@@ -183,3 +183,39 @@ def test_a_permission_request_without_a_call_id_is_matched_to_its_announced_call
     assert ledger.resolve(None, "Write", {"file_path": "b", "content": "y"}) is None, "already asked"
     assert ledger.resolve("toolu_9", "Write", {}) == "toolu_9"
     assert view.readonly().was_asked("toolu_2") and not view.readonly().was_asked("toolu_1")
+
+
+class _Owner:
+    """A session stand-in for a turn that never starts a process."""
+
+    def note_claude_session(self, claude_session_id: str) -> None:
+        pass
+
+    def turn_cost(self, total_cost_usd: float | None) -> float | None:
+        return total_cost_usd
+
+    def runtime_failed(self, error: BaseException | None) -> str:
+        return f"failed: {error}"
+
+    async def abort_runtime(self) -> None:
+        pass
+
+
+@pytest.mark.anyio
+async def test_a_call_the_adapter_refuses_itself_is_a_denial_after_its_call_part() -> None:
+    from claude_agent_sdk import PermissionResultDeny, ToolPermissionContext
+    from harness_claude_code._callbacks import RuntimeCallbacks
+    from harness_claude_code._turn import ClaudeCodeTurn
+
+    turn = ClaudeCodeTurn(_Owner(), "prompt", withhold_calls=True)
+    callbacks = RuntimeCallbacks(lambda: turn, BuiltinFilter(BuiltinFilterMode.ACTIVE, {"read"}))
+    context = ProjectionContext(harness_id="claude-code")
+    call = AssistantMessage(content=[ToolUseBlock("t1", "Write", {"file_path": "a", "content": "x"})], model="m")
+    assert _project(turn.view, context, call) == []
+    answer = await callbacks.can_use_tool("Write", {"file_path": "a", "content": "x"},
+                                          ToolPermissionContext(tool_use_id="t1"))
+    assert isinstance(answer, PermissionResultDeny) and "not active" in answer.message
+    assert not turn.waiting, "the host was not asked"
+    out = _project(turn.view, context, UserMessage(content=[ToolResultBlock("t1", answer.message, True)]))
+    assert [(p.type, p.tool_call_id) for p in out] == [("tool-call", "t1"), ("tool-output-denied", "t1")]
+    assert out[1].reason == answer.message
