@@ -36,7 +36,7 @@ class TurnView:
         refused: ``{tool_use_id: reason}`` for built-in calls the adapter refused without
             asking the host (a built-in outside the session's filter).
         host_calls: ``{tool_use_id: host tool name}`` for host calls surfaced as
-            :class:`~harness_core.HostToolCall` (the agent reports those itself).
+            :class:`~harness_core.HostToolCall` (the core reports those itself).
         aliases: ``{runtime call id: original call id}`` for calls a continued turn
             re-ran under a new id (see ``docs/claude-code.md``).
         replayed: runtime call ids of calls the host already saw before a continuation

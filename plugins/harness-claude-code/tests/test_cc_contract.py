@@ -219,3 +219,23 @@ async def test_a_call_the_adapter_refuses_itself_is_a_denial_after_its_call_part
     out = _project(turn.view, context, UserMessage(content=[ToolResultBlock("t1", answer.message, True)]))
     assert [(p.type, p.tool_call_id) for p in out] == [("tool-call", "t1"), ("tool-output-denied", "t1")]
     assert out[1].reason == answer.message
+
+
+def test_calls_a_continued_turn_did_not_repeat_end_only_when_the_core_knows_no_result() -> None:
+    from harness_claude_code._calls import NOT_REPEATED, CallLedger
+    from harness_claude_code._state import ApprovalAnswer, PendingCall
+
+    view = TurnView(withhold_calls=True)
+    ledger = CallLedger(view, "denied")
+    ledger.arm_replay({
+        "approved": PendingCall(kind="builtin", native_name="Write", input={}, asked=True,
+                                answer=ApprovalAnswer(approved=True)),
+        "denied": PendingCall(kind="builtin", native_name="Bash", input={}, asked=True,
+                              answer=ApprovalAnswer(approved=False, reason="no")),
+        "unasked": PendingCall(kind="builtin", native_name="Read", input={}),
+        "host": PendingCall(kind="host", native_name="mcp__harness__pick", tool_name="pick", asked=True),
+    })
+    [part] = ledger.unrepeated_parts()
+    assert (part.type, part.tool_call_id, part.error, part.provider_executed) == (
+        "tool-error", "approved", NOT_REPEATED, True)
+    assert not view.replaying
