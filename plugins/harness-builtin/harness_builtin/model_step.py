@@ -26,7 +26,7 @@ from .conversation import AssistantMessage, ToolCallRecord, UserMessage
 from .ending import limit_end, turn_end
 from .environment import HARNESS_ID, TurnEnvironment
 from .live import LiveConversation
-from .models.base import ModelRequest
+from .models.base import ModelRequest, ResponseDone
 from .offer import ToolOffer
 from .repair import CallProblem, RawCall, check_call, repair_note
 from .state import CallState, PendingStep
@@ -75,25 +75,44 @@ class ModelStep:
             ModelError: the model call failed.
             Aborted: the turn was aborted.
         """
-        conversation, offer, limits = self._conversation, self._offer, self._env.limits
+        conversation, offer = self._conversation, self._offer
         counters = conversation.counters
         tools = offer.offered(repair_mode=counters.repair_mode)
         request = ModelRequest(
             system=offer.system(), messages=list(conversation.messages), tools=tools,
-            max_output_tokens=limits.max_output_tokens,
+            max_output_tokens=self._env.limits.max_output_tokens,
         )
-        builtin_names = offer.builtin_names
         counters.steps += 1
         yield StartStepPart()
         response = ModelResponse()
-        async for part in self._streamer.stream(request, response, builtin_names=builtin_names):
+        async for part in self._streamer.stream(request, response, builtin_names=offer.builtin_names):
             yield part
         done = response.done
         assert done is not None
         conversation.add_usage(done.usage)
         conversation.context_tokens = (done.usage.input_tokens or 0) + (done.usage.output_tokens or 0)
+        checked, problems = self._check(response, [spec.name for spec in tools])
+        if problems:
+            async for event in self._unusable(response, done, problems, result):
+                yield event
+            return
+        counters.repairs = 0
+        counters.repair_mode = False
+        conversation.append(AssistantMessage(
+            text=response.text,
+            reasoning=tuple(response.reasoning),
+            tool_calls=tuple(ToolCallRecord(id=raw.call_id, name=raw.name, arguments=value) for raw, value in checked),
+        ))
+        if not checked:
+            yield FinishStepPart(finish_reason=done.finish_reason, usage=done.usage)
+            result.end = [turn_end(counters, done.finish_reason)]
+            return
+        async for event in self._start_calls(checked, done, result):
+            yield event
 
-        offered = [spec.name for spec in tools]
+    def _check(self, response: ModelResponse, offered: list[str]) -> tuple[list[tuple[RawCall, Any]], list[CallProblem]]:
+        """The response's usable calls with their validated input, and its problems."""
+        offer = self._offer
         # Inactive built-ins are not offered, but a call to one is refused, not repaired.
         inactive = offer.inactive()
         host_schemas = offer.host_schemas()
@@ -107,49 +126,50 @@ class ModelStep:
                 checked.append((raw, value))
             else:
                 problems.append(problem)
-        if problems:
-            for part in invalid_call_parts(response.calls, problems, builtin_names=builtin_names,
-                                           host_names=host_schemas):
-                yield part
-            yield FinishStepPart(finish_reason=done.finish_reason, usage=done.usage,
-                                 provider_metadata={HARNESS_ID: {"repair": [p.problem for p in problems]}})
-            if not self._withhold(response, problems):
-                details = "; ".join(f"{p.name!r}: {p.problem}" for p in problems)
-                result.end = [turn_end(
-                    counters, "error",
-                    f"the model's response could not be used after {limits.max_repairs} repair turn(s): {details}",
-                    "unusable-response",
-                )]
-            return
-        counters.repairs = 0
-        counters.repair_mode = False
-        conversation.append(AssistantMessage(
-            text=response.text,
-            reasoning=tuple(response.reasoning),
-            tool_calls=tuple(ToolCallRecord(id=raw.call_id, name=raw.name, arguments=value) for raw, value in checked),
-        ))
-        if not checked:
-            yield FinishStepPart(finish_reason=done.finish_reason, usage=done.usage)
-            result.end = [turn_end(counters, done.finish_reason)]
-            return
+        return checked, problems
+
+    async def _unusable(self, response: ModelResponse, done: ResponseDone, problems: list[CallProblem],
+                        result: StepResult) -> AsyncIterator[object]:
+        """An unusable response: its invalid calls, then a repair, or the end of the turn
+        when ``max_repairs`` is exceeded."""
+        offer, limits = self._offer, self._env.limits
+        for part in invalid_call_parts(response.calls, problems, builtin_names=offer.builtin_names,
+                                       host_names=offer.host_schemas()):
+            yield part
+        yield FinishStepPart(finish_reason=done.finish_reason, usage=done.usage,
+                             provider_metadata={HARNESS_ID: {"repair": [p.problem for p in problems]}})
+        if not self._withhold(response, problems):
+            details = "; ".join(f"{p.name!r}: {p.problem}" for p in problems)
+            result.end = [turn_end(
+                self._conversation.counters, "error",
+                f"the model's response could not be used after {limits.max_repairs} repair turn(s): {details}",
+                "unusable-response",
+            )]
+
+    async def _start_calls(self, checked: list[tuple[RawCall, Any]], done: ResponseDone,
+                           result: StepResult) -> AsyncIterator[object]:
+        """Make the usable calls the pending step, unless they exceed ``max_tool_calls``
+        (then they get "not run" results and the turn ends)."""
+        conversation = self._conversation
+        counters = conversation.counters
         calls = [self._call_state(raw, value) for raw, value in checked]
         result.validated = {raw.call_id: value for raw, value in checked}
         conversation.begin_step(PendingStep(calls=calls, usage=done.usage, finish_reason=done.finish_reason))
-        limit = limits.max_tool_calls
-        if counters.tool_calls + len(calls) > limit:
-            message = (
-                f"the turn stopped: the model asked for {len(calls)} more tool call(s) after {counters.tool_calls}, "
-                f"over max_tool_calls={limit}; send another prompt to go on, or raise max_tool_calls"
-            )
-            for call in calls:
-                call.status, call.content, call.is_error = "done", f"Not run: {message}", True
-            for part in result_parts(calls):
-                yield part
-            conversation.close_pending("")
-            yield FinishStepPart(finish_reason=done.finish_reason, usage=done.usage)
-            result.end = limit_end(counters, message, "max-tool-calls")
+        limit = self._env.limits.max_tool_calls
+        if counters.tool_calls + len(calls) <= limit:
+            counters.tool_calls += len(calls)
             return
-        counters.tool_calls += len(calls)
+        message = (
+            f"the turn stopped: the model asked for {len(calls)} more tool call(s) after {counters.tool_calls}, "
+            f"over max_tool_calls={limit}; send another prompt to go on, or raise max_tool_calls"
+        )
+        for call in calls:
+            call.status, call.content, call.is_error = "done", f"Not run: {message}", True
+        for part in result_parts(calls):
+            yield part
+        conversation.close_pending("")
+        yield FinishStepPart(finish_reason=done.finish_reason, usage=done.usage)
+        result.end = limit_end(counters, message, "max-tool-calls")
 
     def _withhold(self, response: ModelResponse, problems: list[CallProblem]) -> bool:
         """Keep an unusable response out of the history's tool calls; when repairs are
