@@ -15,7 +15,7 @@ from ._builtins import BUILTINS
 from ._events import PiCompaction, PiRecord, PiToolCall, PiToolProgress, PiToolResult
 from ._settings import HARNESS_ID
 
-__all__ = ["harness_adapters", "harness_cli_commands", "harness_declare_builtins", "harness_project_event"]
+__all__ = ["harness_adapters", "harness_declare_builtins", "harness_project_event"]
 
 
 def _factory(**settings: Any) -> Any:
@@ -45,8 +45,3 @@ def harness_project_event(event: object, context: ProjectionContext) -> Sequence
 
     return project(event, context)
 
-
-@hookimpl
-def harness_cli_commands() -> Sequence[Any]:
-    """No commands of its own: ``harness demo --harness pi`` is the demo's (harness-builtin) option."""
-    return []
