@@ -29,6 +29,7 @@ from harness_core.plugins.manager import (
     create_plugin_manager,
     get_plugin_manager,
 )
+from harness_core.plugins.policies import EnforcedSetting
 from harness_core.tools.definition import BuiltinTool, HarnessTool
 
 __all__ = ["AgentConfiguration", "PrepareCall", "PrepareCallOptions", "tool_list"]
@@ -133,7 +134,9 @@ class AgentConfiguration:
         plugins = list(plugins)
         if manager is None:
             if not plugins:
-                return get_plugin_manager()
+                default = get_plugin_manager()
+                default.raise_for_failed_guards()
+                return default
             manager = create_plugin_manager()
         elif not isinstance(manager, HarnessPluginManager):
             raise HarnessConfigurationError(
@@ -147,6 +150,7 @@ class AgentConfiguration:
                 raise HarnessConfigurationError(
                     f"plugins: {plugin!r} is named {record.name!r}, which HARNESS_DISABLE_PLUGINS blocks"
                 )
+        manager.raise_for_failed_guards()
         return manager
 
     def _make_adapter(self, harness: object, options: Mapping[str, Any] | None) -> Adapter:
@@ -282,9 +286,10 @@ class AgentConfiguration:
             checked[name] = setting
         return checked
 
-    def _policy_missing(self, plugin: str) -> str | None:
-        """Why the core policy ``plugin`` is not enforcing anything here, or ``None`` if it is."""
-        if self._manager.pm.get_plugin(plugin) is not None:
+    def _policy_missing(self, setting: EnforcedSetting, plugin: str) -> str | None:
+        """Why no loaded policy enforces ``setting`` (by its declaration, not its name), or
+        ``None`` if one does; ``plugin`` is the core default that would, for the message."""
+        if self._manager.hooks.enforcers(setting):
             return None
         if plugin in self._manager.disabled_names:
             blocked = ",".join(sorted(self._manager.disabled_names))
@@ -303,14 +308,14 @@ class AgentConfiguration:
             name for name, setting in self._tool_approval.items()
             if callable(setting) or setting is not ApprovalStatus.NOT_APPLICABLE
         )
-        why = self._policy_missing("tool-approval")
+        why = self._policy_missing("tool_approval", "tool-approval")
         if enforced and why is not None:
             raise HarnessConfigurationError(
                 f"tool_approval is set for {', '.join(map(repr, enforced))}, but the core plugin 'tool-approval' that "
                 f"enforces it {why}; the setting cannot be honoured. Re-enable the plugin (remove it from "
                 "HARNESS_DISABLE_PLUGINS) or drop tool_approval"
             )
-        why = self._policy_missing("permission-mode")
+        why = self._policy_missing("permission_mode", "permission-mode")
         if self._permission_mode is not PermissionMode.ALLOW_ALL and why is not None:
             raise HarnessConfigurationError(
                 f"permission_mode {self._permission_mode.value!r} is set, but the core plugin 'permission-mode' that "

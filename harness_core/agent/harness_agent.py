@@ -67,10 +67,7 @@ from harness_core.approval import PermissionMode, ToolApprovalSetting
 from harness_core.errors import HarnessConfigurationError, TurnStateError
 from harness_core.hook_contexts import FilterRequest, OnError, ProjectionContext
 from harness_core.parts.models import Part, ToolApprovalRequestPart
-from harness_core.plugins.manager import (
-    CORE_PLUGINS,
-    HarnessPluginManager,
-)
+from harness_core.plugins.manager import HarnessPluginManager
 from harness_core.sandbox import Sandbox
 from harness_core.tools.definition import BuiltinTool, HarnessTool
 
@@ -196,12 +193,6 @@ class HarnessAgent(AgentConfiguration):
 
     # -- sessions --------------------------------------------------------------------
 
-    def _extra_approval_policies(self) -> bool:
-        return any(
-            record.status == "loaded" and "harness_approve_call" in record.hooks and record.name not in CORE_PLUGINS
-            for record in self._manager.records()
-        )
-
     async def create_session(
         self,
         *,
@@ -286,7 +277,7 @@ class HarnessAgent(AgentConfiguration):
                     f"{self._harness_id!r} can neither filter built-ins natively nor deny them through approvals"
                 )
         builtin_approvals = adapter.supports_builtin_approvals and (
-            self._permission_mode is not PermissionMode.ALLOW_ALL or by_approval or self._extra_approval_policies()
+            by_approval or self._manager.hooks.builtin_calls_need_approval(self._permission_mode)
         )
         setup = HostCallSetup(
             hooks=self._manager.hooks,
