@@ -42,17 +42,26 @@ from harness_core.errors import (
     ToolNameConflictError,
     TurnStateError,
 )
-from harness_core.execution import ToolExecutionError, run_tool
+from harness_core.execution import (
+    CallScheduler,
+    ToolExecutionError,
+    ToolTimeout,
+    execute_call,
+    invoke_tool,
+    run_tool,
+)
 from harness_core.hook_contexts import ExecutionContext, FilterRequest, ProjectionContext
 from harness_core.hookspecs import hookimpl, hookspec
 from harness_core.plugins.manager import (
     HarnessPluginManager,
     HookFacade,
+    PluginHookError,
     PluginLoadWarning,
     PluginRecord,
     create_plugin_manager,
     get_plugin_manager,
 )
+from harness_core.plugins.policies import enforces
 from harness_core.sandbox import CommandResult, LocalSandbox, Sandbox, SandboxView
 from harness_core.tools.definition import (
     BuiltinTool,
@@ -81,6 +90,7 @@ __all__ = [
     "BuiltinFilter",
     "BuiltinFilterMode",
     "BuiltinTool",
+    "CallScheduler",
     "CommandResult",
     "ExecutionContext",
     "FilterRequest",
@@ -97,6 +107,7 @@ __all__ = [
     "HostToolSpec",
     "LocalSandbox",
     "PermissionMode",
+    "PluginHookError",
     "PluginLoadError",
     "PluginLoadWarning",
     "PluginRecord",
@@ -119,14 +130,18 @@ __all__ = [
     "ToolOutput",
     "ToolResources",
     "ToolResultContinuation",
+    "ToolTimeout",
     "TurnEnd",
     "TurnState",
     "TurnStateError",
     "create_plugin_manager",
     "define_harness_tool",
+    "enforces",
+    "execute_call",
     "get_plugin_manager",
     "hookimpl",
     "hookspec",
+    "invoke_tool",
     "merge_decisions",
     "mode_allows",
     "normalize_output",

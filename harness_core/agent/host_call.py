@@ -272,8 +272,6 @@ class HostCallSetup:
         Raises:
             ToolExecutionError: ``on_error="fail"`` and ``execute`` raised.
         """
-        from harness_core.execution import ToolExecutionError
-
         tool_context = ToolContext(
             tool_call_id=call.tool_call_id,
             tool_name=tool.name,
@@ -288,19 +286,13 @@ class HostCallSetup:
         )
         started = time.monotonic()
         error: BaseException | None = None
-        try:
-            output = await self.hooks.execute_tool(attrs.evolve(call, input=validated), execution)
-        except ToolExecutionError:
-            raise
-        except Exception as exc:
-            if self.on_error == "fail":
-                raise ToolExecutionError(tool.name, call.tool_call_id, exc) from exc
-            error = exc
-            output = ToolOutput(f"Error: {type(exc).__name__}: {exc}", is_error=True)
+        # The facade returns an error output for any failure, or raises ToolExecutionError
+        # (on_error="fail"): the on_error policy lives in harness_core.execution alone.
+        output = await self.hooks.execute_tool(attrs.evolve(call, input=validated), execution)
         if output.exception is not None:
             # The executor turned a raise (or timeout) into this error result: the callback
             # gets the exception; the runtime gets the result without it.
-            error = error or output.exception
+            error = output.exception
             output = attrs.evolve(output, exception=None)
         return output, error, time.monotonic() - started
 

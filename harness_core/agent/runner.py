@@ -24,8 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import AsyncIterator, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
 import anyio
@@ -51,7 +50,7 @@ from harness_core.agent.host_call import Outcome, ToolExecutionEnd, denied_outpu
 from harness_core.agent.session import TurnRecord
 from harness_core.agent.state import DecidedCall, PendingApprovalState, PendingToolCallState
 from harness_core.approval import ApprovalStatus
-from harness_core.execution import ToolExecutionError
+from harness_core.execution import CallScheduler, ToolExecutionError
 from harness_core.hook_contexts import ProjectionContext
 from harness_core.parts.models import (
     AbortPart,
@@ -85,43 +84,6 @@ logger = logging.getLogger("harness_core")
 
 _PAUSE = "pause"
 _FATAL = "fatal"
-
-
-class _RWLock:
-    """Read-only tool calls share the lock; other calls hold it alone."""
-
-    def __init__(self) -> None:
-        self._cond = anyio.Condition()
-        self._readers = 0
-        self._writer = False
-
-    @asynccontextmanager
-    async def read(self) -> AsyncIterator[None]:
-        async with self._cond:
-            while self._writer:
-                await self._cond.wait()
-            self._readers += 1
-        try:
-            yield
-        finally:
-            with anyio.CancelScope(shield=True):
-                async with self._cond:
-                    self._readers -= 1
-                    self._cond.notify_all()
-
-    @asynccontextmanager
-    async def write(self) -> AsyncIterator[None]:
-        async with self._cond:
-            while self._writer or self._readers:
-                await self._cond.wait()
-            self._writer = True
-        try:
-            yield
-        finally:
-            with anyio.CancelScope(shield=True):
-                async with self._cond:
-                    self._writer = False
-                    self._cond.notify_all()
 
 
 def _is_final_result(part: Part) -> bool:
@@ -189,7 +151,7 @@ class SliceDriver:
         self._step_open = False
         self._slice_usage = Usage()
         self._usage_reported = False
-        self._rw = _RWLock()
+        self._scheduler = CallScheduler()
         self._tg: TaskGroup | None = None
         self._fatal: str | None = None
         self._crashed = False
@@ -484,8 +446,7 @@ class SliceDriver:
             self._emit(ToolResultPart(tool_call_id=call.tool_call_id, tool_name=call.tool_name, input=call.input,
                                       output=value, preliminary=True))
 
-        lock = self._rw.read() if tool.read_only else self._rw.write()
-        async with lock:
+        async with self._scheduler.slot(read_only=tool.read_only):
             try:
                 output, error, seconds = await self._setup.execute(call, tool, validated, context, preliminary)
             except ToolExecutionError as exc:

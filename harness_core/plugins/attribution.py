@@ -205,7 +205,7 @@ def _plain(function: Callable[..., Any], plugin: str, hook: str) -> Callable[...
     return attributed
 
 
-def _wrapper(function: Callable[..., Generator[Any, Any, Any]], plugin: str, hook: str) -> Callable[..., Any]:
+def _wrapper(function: Callable[..., Any], plugin: str, hook: str) -> Callable[..., Any]:
     @functools.wraps(function)
     def attributed(*args: Any) -> Generator[Any, Any, Any]:
         try:

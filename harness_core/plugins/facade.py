@@ -30,13 +30,29 @@ import warnings
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, Literal
 
-from harness_core.approval import ApprovalContext, ApprovalDecision, ApprovalStatus, PermissionMode, merge_decisions
+from harness_core.approval import (
+    ApprovalContext,
+    ApprovalDecision,
+    PermissionMode,
+    merge_decisions,
+)
 from harness_core.errors import HarnessConfigurationError, ToolNameConflictError
 from harness_core.execution import ToolExecutionError, settle_error
 from harness_core.parts.models import ErrorPart, Part
-from harness_core.plugins.attribution import HookLedger, PluginHookError, denial, filter_names, recording
+from harness_core.plugins.attribution import (
+    HookLedger,
+    PluginHookError,
+    denial,
+    filter_names,
+    recording,
+)
 from harness_core.plugins.policies import ENFORCES_ATTRIBUTE, EnforcedSetting
-from harness_core.plugins.records import GUARD_HOOKS, PluginConflict, PluginLoadWarning, describe_error
+from harness_core.plugins.records import (
+    GUARD_HOOKS,
+    PluginConflict,
+    PluginLoadWarning,
+    describe_error,
+)
 from harness_core.plugins.validation import check_result
 from harness_core.tools.output import ToolOutput, normalize_output
 

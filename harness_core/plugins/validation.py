@@ -20,6 +20,7 @@ import ast
 import importlib.machinery
 import sys
 from collections.abc import Iterable, Mapping
+
 import click
 import pluggy
 

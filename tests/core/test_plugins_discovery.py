@@ -30,8 +30,8 @@ from harness_core import (
     hookimpl,
 )
 from harness_core.execution import DefaultExecutor
-from harness_core.plugins.manager import CORE_PLUGINS, HarnessPluginManager, PluginLoadWarning
 from harness_core.plugins.execution_policy import ErrorPolicy, OutputLimit, ToolTimeoutPolicy
+from harness_core.plugins.manager import CORE_PLUGINS, HarnessPluginManager, PluginLoadWarning
 from harness_core.plugins.policies import PermissionModePolicy, ToolApprovalPolicy
 from harness_core.plugins.projection import DefaultProjection
 
