@@ -91,7 +91,7 @@ def test_plugins_json_lists_core_defaults_and_the_git_tool_pack() -> None:
 
 def test_a_broken_installed_plugin_is_listed_as_failed_and_the_command_still_works(broken_site: Path) -> None:
     result = run_harness("plugins", "--json", extra_path=broken_site)
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == 1, result.stderr  # a failed plugin: listed, then exit 1
     records = plugins_by_name(result.stdout)  # stdout is pure JSON: no warning text in it
     broken = records["broken"]
     assert broken["status"] == "failed"
@@ -103,7 +103,7 @@ def test_a_broken_installed_plugin_is_listed_as_failed_and_the_command_still_wor
 
 def test_plugins_table_shows_failures_with_their_error(broken_site: Path) -> None:
     result = run_harness("plugins", extra_path=broken_site)
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == 1, result.stderr
     out = result.stdout
     assert "PluginLoadWarning" not in out
     row = next(line for line in out.splitlines() if "broken" in line and "failed" in line)
@@ -117,7 +117,7 @@ def test_plugins_table_shows_failures_with_their_error(broken_site: Path) -> Non
 
 def test_plugins_listing_does_not_repeat_failures_as_warnings(broken_site: Path) -> None:
     result = run_harness("plugins", extra_path=broken_site)
-    assert result.returncode == 0
+    assert result.returncode == 1
     assert "PluginLoadWarning" not in result.stderr
 
 
