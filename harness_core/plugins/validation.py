@@ -21,7 +21,6 @@ import importlib.machinery
 import sys
 from collections.abc import Iterable, Mapping
 
-import click
 import pluggy
 
 from harness_core import hookspecs
@@ -70,6 +69,8 @@ def check_result(hook_name: str, result: object) -> None:
         if items is None or not all(isinstance(t, BuiltinTool) for t in items):
             raise TypeError("harness_declare_builtins must return a sequence of BuiltinTool or None")
     elif hook_name == "harness_cli_commands":
+        import click  # only plugins with commands pay for it
+
         items = list(result) if isinstance(result, Iterable) and not isinstance(result, str) else None
         if items is None or not all(isinstance(c, click.Command) for c in items):
             raise TypeError("harness_cli_commands must return a sequence of click.Command")

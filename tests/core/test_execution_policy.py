@@ -12,6 +12,7 @@ from collections.abc import Generator
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 import pytest
 
 from harness_core import (
@@ -141,7 +142,7 @@ async def schedule(kinds: str, max_parallel: int | None = None) -> list[str]:
     async with anyio.create_task_group() as group:
         for index, kind in enumerate(kinds):
             group.start_soon(call, index, kind)
-            await anyio.sleep(0)  # let it take its place in the queue
+            await anyio.lowlevel.checkpoint()  # let it take its place in the queue
     log.append(f"peak={peak['n']}")
     return log
 

@@ -32,7 +32,7 @@ from harness_core import (
     hookimpl,
 )
 from harness_core.parts.models import Part, TextDeltaPart, ToolApprovalRequestPart
-from harness_core.testing import CallHost, EchoResults, ScriptedAdapter, Say
+from harness_core.testing import CallHost, EchoResults, Say, ScriptedAdapter
 
 Wrapped = Generator[None, Any, Any]
 

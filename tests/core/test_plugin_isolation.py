@@ -31,8 +31,14 @@ from harness_core import (
     hookimpl,
 )
 from harness_core.parts.models import ToolOutputDeniedPart
-from harness_core.testing import CallBuiltin, CallHost, EchoResults, ScriptedAdapter, isolated_plugin_manager
-from harness_core.testing.plugin_isolation import IsolatedPlugins
+from harness_core.testing import (
+    CallBuiltin,
+    CallHost,
+    EchoResults,
+    IsolatedPlugins,
+    ScriptedAdapter,
+    isolated_plugin_manager,
+)
 
 
 class DenyEverything:

@@ -16,7 +16,15 @@ from typing import Any, Literal
 import anyio
 import attrs
 
-from harness_core import CallScheduler, HarnessError, HarnessTool, ToolContext, ToolOutput, invoke_tool, normalize_output
+from harness_core import (
+    CallScheduler,
+    HarnessError,
+    HarnessTool,
+    ToolContext,
+    ToolOutput,
+    invoke_tool,
+    normalize_output,
+)
 
 from .tools._common import ToolError, describe_os_error
 
