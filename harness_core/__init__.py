@@ -49,6 +49,8 @@ from harness_core.execution import (
     execute_call,
     invoke_tool,
     run_tool,
+    settle_error,
+    within_timeout,
 )
 from harness_core.hook_contexts import ExecutionContext, FilterRequest, ProjectionContext
 from harness_core.hookspecs import hookimpl, hookspec
@@ -146,4 +148,6 @@ __all__ = [
     "mode_allows",
     "normalize_output",
     "run_tool",
+    "settle_error",
+    "within_timeout",
 ]

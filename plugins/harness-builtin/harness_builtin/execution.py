@@ -2,8 +2,9 @@
 
 :func:`execute_builtin` runs one call with :func:`harness_core.invoke_tool` (the one
 executor: sync tools in a worker thread, async and generator tools on the loop) and adds
-what only built-ins have: a deadline, expected errors (:class:`~harness_builtin.tools.ToolError`,
-OS errors) as error results, and the adapter's ``on_error`` setting for the rest.
+what only built-ins have: a deadline and expected errors (:class:`~harness_builtin.tools.ToolError`,
+OS errors) as error results; the adapter's ``on_error`` setting for the rest is applied by
+the core's :func:`harness_core.settle_error`.
 :func:`run_batch` schedules a model response's calls with :class:`harness_core.CallScheduler`
 (read-only calls in parallel, the others one at a time, in call order).
 """
@@ -18,12 +19,16 @@ import attrs
 
 from harness_core import (
     CallScheduler,
+    ExecutionContext,
     HarnessError,
     HarnessTool,
+    ToolCall,
     ToolContext,
+    ToolExecutionError,
     ToolOutput,
     invoke_tool,
     normalize_output,
+    settle_error,
 )
 
 from .tools._common import ToolError, describe_os_error
@@ -79,9 +84,12 @@ async def execute_builtin(
     except OSError as exc:
         return ToolOutput("Error: " + describe_os_error(exc, str(exc.filename or "")), is_error=True)
     except Exception as exc:
-        if on_error == "fail":
+        # The on_error decision is the core's (settle_error); only the error type is ours.
+        call = ToolCall(tool_call_id=context.tool_call_id, tool_name=tool.name, input=validated_input)
+        try:
+            return settle_error(exc, call, ExecutionContext(tool=tool, tool_context=context, on_error=on_error))
+        except ToolExecutionError:
             raise BuiltinToolFailure(tool.name, context.tool_call_id, exc) from exc
-        return ToolOutput(f"Error: {type(exc).__name__}: {exc}", is_error=True)
 
 
 @attrs.frozen
