@@ -22,6 +22,14 @@ The event stream of a turn carries three kinds of items:
    :class:`AwaitingAnswers` (the runtime can make no progress until the host answers
    some of the requests it has sent) and :class:`TurnEnd` (the last event of a turn).
 
+**Who emits which part** (docs/adapters.md has the full table): the adapter translates, the
+core decides. For a call the adapter sends as :class:`BuiltinApprovalRequest` or
+:class:`HostToolCall`, the core alone emits its ``tool-call``, approval and denial parts; the
+adapter emits the result part of a built-in that ran, and projects built-in calls the runtime
+ran without asking (``tool-call`` then result). A duplicated or missing part is a contract
+violation: the agent keeps it out of the stream, logs it on ``harness_core.contract`` and
+records it in ``HarnessSession.contract_violations``; the conformance suite fails on it.
+
 When a request needs a person (a ``tool-approval-request``) or a client-side tool result,
 the agent ends the current result slice. It cannot tell on its own whether the runtime
 will send more requests first (parallel tool calls), so it keeps reading events until the
