@@ -163,44 +163,76 @@ def _checked_parts(plugin: str, result: object) -> object:
     return result
 
 
-def _plain(function: Callable[..., Any], plugin: str, hook: str) -> Callable[..., Any]:
+def _awaitable(plugin: str, result: object) -> object:
+    if result is not None and not inspect.isawaitable(result):
+        raise PluginHookError(plugin, "harness_execute_tool", problem=f"returned {type(result).__name__}, not an awaitable")
+    return result
+
+
+_CHECKS: dict[str, Callable[[str, object], object]] = {
+    "harness_filter_tools": filter_names,
+    "harness_execute_tool": _awaitable,
+    "harness_project_event": _checked_parts,
+}
+"""Per-hook result checks of non-collect hooks: return the result to pass on, or raise."""
+
+
+def _approval(function: Callable[..., Any], plugin: str) -> Callable[..., Any]:
     @functools.wraps(function)
     def attributed(*args: Any) -> Any:
-        if hook == "harness_approve_call":
-            try:
-                return _stamp(plugin, function(*args))
-            except Exception as exc:
-                return denial(plugin, f"failed ({describe_error(exc)})")
+        try:
+            return _stamp(plugin, function(*args))
+        except Exception as exc:
+            return denial(plugin, f"failed ({describe_error(exc)})")
+
+    return attributed
+
+
+def _failed(ledger: HookLedger | None, error: PluginHookError, cause: BaseException) -> None:
+    """Record ``error`` in the open ledger (the facade decides), or raise it."""
+    if ledger is None:
+        raise error from cause
+    ledger.failures.append(error)
+
+
+def _collecting(function: Callable[..., Any], plugin: str, hook: str) -> Callable[..., Any]:
+    @functools.wraps(function)
+    def attributed(*args: Any) -> Any:
+        ledger = _LEDGER.get()
         try:
             result = function(*args)
         except PluginHookError:
             raise
         except Exception as exc:
-            error = PluginHookError(plugin, hook, exc)
-            if hook in COLLECT_HOOKS and (ledger := _LEDGER.get()) is not None:
-                ledger.failures.append(error)
-                return None
-            raise error from exc
-        if hook == "harness_filter_tools":
-            return filter_names(plugin, result)
-        if hook == "harness_execute_tool":
-            if result is not None and not inspect.isawaitable(result):
-                raise PluginHookError(plugin, hook, problem=f"returned {type(result).__name__}, not an awaitable")
-            return result
-        if hook == "harness_project_event":
-            return _checked_parts(plugin, result)
-        if hook in COLLECT_HOOKS:
-            try:
-                check_result(hook, result)
-            except TypeError as exc:
-                error = PluginHookError(plugin, hook, problem=str(exc))
-                if (ledger := _LEDGER.get()) is None:
-                    raise error from exc
-                ledger.failures.append(error)
-                return None
-            if (ledger := _LEDGER.get()) is not None and result is not None:
-                ledger.results.append((result, plugin))
+            return _failed(ledger, PluginHookError(plugin, hook, exc), exc)
+        try:
+            check_result(hook, result)
+        except TypeError as exc:
+            return _failed(ledger, PluginHookError(plugin, hook, problem=str(exc)), exc)
+        if ledger is not None and result is not None:
+            ledger.results.append((result, plugin))
         return result
+
+    return attributed
+
+
+def _plain(function: Callable[..., Any], plugin: str, hook: str) -> Callable[..., Any]:
+    """The attributing function for a non-wrapper implementation of ``hook``."""
+    if hook == "harness_approve_call":
+        return _approval(function, plugin)
+    if hook in COLLECT_HOOKS:
+        return _collecting(function, plugin, hook)
+    check = _CHECKS.get(hook)
+
+    @functools.wraps(function)
+    def attributed(*args: Any) -> Any:
+        try:
+            result = function(*args)
+        except PluginHookError:
+            raise
+        except Exception as exc:
+            raise PluginHookError(plugin, hook, exc) from exc
+        return result if check is None else check(plugin, result)
 
     return attributed
 
