@@ -33,11 +33,10 @@ made up is attributed to it.
 
 from __future__ import annotations
 
-import contextlib
 import contextvars
 import functools
 import inspect
-from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Sequence
 from typing import Any
 
 import attrs
@@ -101,15 +100,18 @@ class HookLedger:
 _LEDGER: contextvars.ContextVar[HookLedger | None] = contextvars.ContextVar("harness_hook_ledger", default=None)
 
 
-@contextlib.contextmanager
-def recording() -> Iterator[HookLedger]:
+class recording:
     """Open a ledger for the hook calls made inside the ``with`` block."""
-    ledger = HookLedger()
-    token = _LEDGER.set(ledger)
-    try:
-        yield ledger
-    finally:
-        _LEDGER.reset(token)
+
+    __slots__ = ("_ledger", "_token")
+
+    def __enter__(self) -> HookLedger:
+        self._ledger = HookLedger()
+        self._token = _LEDGER.set(self._ledger)
+        return self._ledger
+
+    def __exit__(self, *exc_info: object) -> None:
+        _LEDGER.reset(self._token)
 
 
 def denial(plugin: str, problem: str) -> ApprovalDecision:

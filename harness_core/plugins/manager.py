@@ -296,8 +296,9 @@ class HarnessPluginManager:
     # -- fail closed -----------------------------------------------------------------
 
     def failed_guards(self) -> list[PluginRecord]:
-        """Failed plugins that implement (or may implement) an approval or filter hook."""
-        return [r for r in self.records() if r.status == "failed" and r.guard is not None]
+        """Failed plugins that implement (or may implement) an approval or filter hook, by name."""
+        failed = [r for r in self._records.values() if r.status == "failed" and r.guard is not None]
+        return sorted(failed, key=lambda r: r.name) if failed else failed
 
     def raise_for_failed_guards(self) -> None:
         """Refuse to build an agent while a guard plugin is failed (fail closed).
