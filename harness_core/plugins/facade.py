@@ -84,11 +84,18 @@ class HookFacade:
     def _collect(self, hook_name: str, *, quiet: bool = False, **kwargs: Any) -> tuple[list[tuple[str, Any]], HookLedger]:
         """``[(plugin, result)]`` of one collect hook (wrappers applied), and its ledger.
 
-        A failing plugin that guards raises; another is skipped (warned about and marked
-        failed unless ``quiet``).
+        A failing plugin (a wrapper included) that guards raises; another is skipped
+        (warned about, marked failed and unregistered, unless ``quiet``).
         """
-        with recording() as ledger:
-            results = getattr(self._hook, hook_name)(**kwargs)
+        while True:
+            with recording() as ledger:
+                try:
+                    results = getattr(self._hook, hook_name)(**kwargs)
+                    break
+                except PluginHookError as exc:  # a wrapper failed: skip it too, unless it guards
+                    if quiet or self._guards(exc.plugin) or self._manager.pm.get_plugin(exc.plugin) is None:
+                        raise
+                    self._skip(exc)
         if not isinstance(results, list):
             raise PluginHookError(ledger.wrapper or f"a {hook_name} wrapper", hook_name,
                                   problem=f"returned {type(results).__name__}, not the list of results")

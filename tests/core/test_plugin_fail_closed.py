@@ -349,3 +349,73 @@ def test_permission_mode_is_still_enforced_when_nothing_failed() -> None:
     manager = create_plugin_manager(load_entry_points=False, env={})
     assert manager.failed_guards() == []
     assert manager.hooks.builtin_calls_need_approval(PermissionMode.ALLOW_READS)
+
+
+# -- wrappers fail closed too ------------------------------------------------------------
+
+
+def test_an_approval_wrapper_that_raises_or_returns_garbage_denies_naming_it() -> None:
+    class Raising:
+        @hookimpl(wrapper=True)
+        def harness_approve_call(self, call: ToolCall, context: ApprovalContext) -> Any:
+            yield
+            raise RuntimeError("audit log full")
+
+    class Garbage:
+        @hookimpl(wrapper=True)
+        def harness_approve_call(self, call: ToolCall, context: ApprovalContext) -> Any:
+            yield
+            return ["approved"]
+
+    call = ToolCall(tool_call_id="c", tool_name="rm_all")
+    context = ApprovalContext(harness_id="x", tool=rm_tool([]), tool_approval={"rm_all": "approved"})
+    for plugin, problem in ((Raising(), "failed (RuntimeError: audit log full)"),
+                            (Garbage(), "returned str, not an ApprovalDecision")):
+        manager = create_plugin_manager(load_entry_points=False, env={})
+        manager.register(plugin, "audit")
+        decision = manager.hooks.approve_call(call, context)
+        assert decision.status is ApprovalStatus.DENIED
+        assert decision.reason == f"approval policy 'audit' {problem}; denied for safety"
+
+
+def test_a_filter_wrapper_returning_garbage_refuses_naming_it() -> None:
+    class Garbage:
+        @hookimpl(wrapper=True)
+        def harness_filter_tools(self, tools: Sequence[Any], request: FilterRequest) -> Any:
+            yield
+            return ["bash"]  # a list of results is expected: ["bash"] is a list of one str result
+
+    manager = create_plugin_manager(load_entry_points=False, env={})
+    manager.register(Garbage(), "trim")
+    with pytest.raises(PluginHookError, match=r"plugin 'trim' failed in harness_filter_tools: returned the string 'bash'"):
+        manager.hooks.filter_tools([], FilterRequest(harness_id="x"))
+
+
+def test_a_tools_wrapper_that_raises_is_skipped_naming_itself_unless_it_guards() -> None:
+    class Broken:
+        @hookimpl(wrapper=True)
+        def harness_tools(self) -> Any:
+            yield
+            raise LookupError("registry down")
+
+    class Pack:
+        @hookimpl
+        def harness_tools(self) -> list[HarnessTool]:
+            return [rm_tool([])]
+
+    manager = create_plugin_manager(load_entry_points=False, env={})
+    manager.register(Pack(), "pack")
+    manager.register(Broken(), "registry")
+    with pytest.warns(PluginLoadWarning, match=r"plugin 'registry' failed in harness_tools: LookupError: registry down"):
+        assert list(manager.hooks.tools()) == ["rm_all"]
+    assert manager.record("registry").status == "failed"  # type: ignore[union-attr]
+
+    class GuardingBroken(Broken):
+        @hookimpl
+        def harness_approve_call(self, call: ToolCall, context: ApprovalContext) -> None:
+            return None
+
+    guarded = create_plugin_manager(load_entry_points=False, env={})
+    guarded.register(GuardingBroken(), "registry")
+    with pytest.raises(PluginHookError, match=r"plugin 'registry' failed in harness_tools: LookupError"):
+        guarded.hooks.tools()
