@@ -29,6 +29,13 @@ change the inner results exactly as before; an exception escaping their body bec
 :class:`PluginHookError` naming them (an inner :class:`PluginHookError` passes through
 unchanged), and the ledger remembers the outermost wrapper that returned, so a result it
 made up is attributed to it.
+
+Why this design: calling the implementations one by one (as the core once did) bypasses
+the wrappers; pluggy's hook-call monitoring sees a whole hook call, not each
+implementation's result; registering proxy objects would make ``pm.get_plugin(name)``
+return the proxy rather than the plugin. ``HookImpl.function`` is a public attribute that
+pluggy reads on every call, so replacing it after validation keeps pluggy's ordering,
+wrappers and argument passing untouched.
 """
 
 from __future__ import annotations
