@@ -55,6 +55,16 @@ from harness_core.execution import (
 )
 from harness_core.hook_contexts import ExecutionContext, FilterRequest, ProjectionContext
 from harness_core.hookspecs import hookimpl, hookspec
+from harness_core.mcp import (
+    MCP_PREFIX,
+    McpHttpServer,
+    McpServerConfig,
+    McpStdioServer,
+    mcp_name_matches,
+    mcp_tool_name,
+    parse_mcp_servers,
+    split_mcp_name,
+)
 from harness_core.parts.models import (
     COMPACTION_TOOL,
     FILE_CHANGE_TOOL,
@@ -113,6 +123,7 @@ __all__ = [
     "COMPACTION_TOOL",
     "FILE_CHANGE_TOOL",
     "MAX_OUTPUT_CHARS",
+    "MCP_PREFIX",
     "STATE_VERSION",
     "AbortPart",
     "Adapter",
@@ -148,6 +159,9 @@ __all__ = [
     "HostToolCall",
     "HostToolSpec",
     "LocalSandbox",
+    "McpHttpServer",
+    "McpServerConfig",
+    "McpStdioServer",
     "Part",
     "PermissionMode",
     "PluginHookError",
@@ -205,13 +219,17 @@ __all__ = [
     "hookimpl",
     "hookspec",
     "invoke_tool",
+    "mcp_name_matches",
+    "mcp_tool_name",
     "merge_decisions",
     "mode_allows",
     "normalize_output",
+    "parse_mcp_servers",
     "parse_part",
     "run_tool",
     "sanitize_text",
     "settle_error",
+    "split_mcp_name",
     "with_native_tool_name",
     "within_timeout",
 ]

@@ -51,9 +51,10 @@ from typing import Any, Protocol, TypeAlias, runtime_checkable
 import attrs
 
 from harness_core.approval import PermissionMode
+from harness_core.mcp import mcp_name_matches
 from harness_core.parts.models import FinishReason, Usage
 from harness_core.sandbox import Sandbox
-from harness_core.tools.definition import ToolCall
+from harness_core.tools.definition import BuiltinTool, ToolCall
 from harness_core.tools.output import ToolOutput
 from harness_core.tools.schema import JsonSchema
 
@@ -102,8 +103,12 @@ class BuiltinFilter:
     names: frozenset[str] = attrs.field(converter=_names)
 
     def allows(self, name: str) -> bool:
-        """True when the built-in ``name`` may be called."""
-        return (name in self.names) == (self.mode is BuiltinFilterMode.ACTIVE)
+        """True when the built-in (or MCP tool) ``name`` may be called.
+
+        An entry ``mcp__<server>`` covers every tool ``mcp__<server>__<tool>`` of that server.
+        """
+        listed = name in self.names or any(mcp_name_matches(entry, name) for entry in self.names)
+        return listed == (self.mode is BuiltinFilterMode.ACTIVE)
 
 
 @attrs.frozen
@@ -171,10 +176,20 @@ class BuiltinApprovalRequest:
     """Control event: the runtime waits for a decision on a built-in call.
 
     Answer with :meth:`AdapterTurn.submit_approval` using ``approval_id``.
+
+    Attributes:
+        approval_id: the id the answer refers to.
+        call: the call, under its harness-facing name.
+        tool: the declaration of a tool the runtime learned at run time and that no
+            ``harness_declare_builtins`` declares (an MCP server's tool, say): its kind
+            (an MCP ``readOnlyHint`` makes it read-only) and ``resources`` inform the
+            permission mode and policies. ``None`` for declared built-ins; an undeclared
+            call without it is treated as an edit.
     """
 
     approval_id: str
     call: ToolCall
+    tool: BuiltinTool | None = None
 
 
 @attrs.frozen
@@ -292,6 +307,11 @@ class Adapter(Protocol):
         harness_id: kebab-case id (``builtin``, ``claude-code``...).
         supports_builtin_approvals: built-in calls can be paused for a decision.
         supports_builtin_filtering: the runtime can be told not to offer some built-ins.
+
+    An adapter whose factory takes ``mcp_servers=`` also exposes them as an ``mcp_servers``
+    attribute (``{name: McpServerConfig}``, see :mod:`harness_core.mcp`), so that
+    ``active_tools`` / ``inactive_tools`` can name ``mcp__<server>`` and
+    ``mcp__<server>__<tool>`` before the servers are connected.
     """
 
     harness_id: str

@@ -18,6 +18,7 @@ from harness_core.approval import (
     ToolApprovalSetting,
 )
 from harness_core.hook_contexts import OnError
+from harness_core.mcp import mcp_name_matches
 from harness_core.plugins.manager import HookFacade
 from harness_core.sandbox import SandboxView
 from harness_core.tools.definition import BuiltinTool, HarnessTool
@@ -87,7 +88,11 @@ class CallSettings:
         """Why the built-in ``name`` may not run in this session, or ``None`` when it may."""
         if name in self.inactive_builtins:
             return self.inactive_builtins[name]
-        if self.builtin_allowlist is not None and name not in self.builtin_allowlist:
+        for entry, reason in self.inactive_builtins.items():
+            if mcp_name_matches(entry, name):
+                return f"{reason}, as {entry!r}"
+        if self.builtin_allowlist is not None and not any(
+                mcp_name_matches(entry, name) for entry in self.builtin_allowlist):
             return "not in active_tools"
         return None
 

@@ -19,7 +19,13 @@ from typing import Any
 import pydantic
 
 from harness_core.adapter import Adapter
-from harness_core.agent.config_inputs import make_manager, name_set, tool_list
+from harness_core.agent.config_inputs import (
+    make_adapter,
+    make_manager,
+    merge_tools,
+    name_set,
+    tool_list,
+)
 from harness_core.agent.prepare import PrepareCall
 from harness_core.agent.tool_context import (
     OnToolExecutionEnd,
@@ -27,8 +33,9 @@ from harness_core.agent.tool_context import (
     validate_context,
 )
 from harness_core.approval import ApprovalStatus, PermissionMode, ToolApprovalSetting
-from harness_core.errors import HarnessConfigurationError, ToolNameConflictError
+from harness_core.errors import HarnessConfigurationError
 from harness_core.hook_contexts import OnError
+from harness_core.mcp import McpServerConfig, split_mcp_name
 from harness_core.plugins.manager import DISABLE_ENV, HarnessPluginManager
 from harness_core.plugins.policies import EnforcedSetting
 from harness_core.tools.definition import BuiltinTool, HarnessTool
@@ -43,8 +50,22 @@ class AgentConfig:
     construction, checked once and read-only afterwards (the agent holds one, by composition).
 
     Takes :class:`~harness_core.agent.harness_agent.HarnessAgent`'s keyword arguments, which
-    document each setting and every :class:`~harness_core.errors.HarnessConfigurationError`
-    they raise.
+    document each setting.
+
+    Raises:
+        HarnessConfigurationError: an inconsistent configuration; the message names the
+            option and the value: ``active_tools`` with ``inactive_tools``; a filtered name
+            that is no tool; built-in filtering on an adapter with neither native filtering
+            nor built-in approvals; a permission mode other than ``allow-all`` on an adapter
+            without built-in approvals; a bad ``tool_approval`` status or a key that is no
+            host tool; ``tools_context`` when no tool declares a context schema, missing
+            when one requires it (and no ``prepare_call``), or not matching a schema; an
+            unknown harness id; a plugin that failed to register; ``tool_approval``
+            entries while the core ``tool-approval`` plugin is not loaded, or a permission
+            mode other than ``allow-all`` while the core ``permission-mode`` plugin is not
+            loaded (``HARNESS_DISABLE_PLUGINS`` blocks it, say): the setting could not be
+            honoured, so the agent fails closed instead of running tools unasked.
+        ToolNameConflictError: two tools with the same name (both sources named).
     """
 
     def __init__(
@@ -69,10 +90,11 @@ class AgentConfig:
     ) -> None:
         self._manager = make_manager(plugins, plugin_manager)
         hooks = self._manager.hooks
-        self._adapter = self._make_adapter(harness, harness_options)
+        self._adapter = make_adapter(self._manager, harness, harness_options)
         self._harness_id = self._adapter.harness_id
         self._builtins: dict[str, BuiltinTool] = {tool.name: tool for tool in hooks.builtins(self._harness_id)}
-        self._host_tools = self._merge_tools(tool_list(tools), include_plugin_tools)
+        self._host_tools = merge_tools(self._manager, self._builtins, self._harness_id, tool_list(tools),
+                                      include_plugin_tools)
         try:
             self._permission_mode = PermissionMode.parse(permission_mode)
         except ValueError as exc:
@@ -100,88 +122,47 @@ class AgentConfig:
         self._check_policy_plugins()
         self._tools_context = self.check_tools_context(tools_context, where="tools_context", at_construction=True)
 
-    def _make_adapter(self, harness: object, options: Mapping[str, Any] | None) -> Adapter:
-        if isinstance(harness, str):
-            factory = self._manager.hooks.adapter_factory(harness)
-            try:
-                adapter = factory(**dict(options or {}))
-            except TypeError as exc:
-                # Name the keys only: values may be secrets (api_key=...).
-                keys = ", ".join(sorted(map(str, options or {}))) or "none"
-                raise HarnessConfigurationError(
-                    f"harness {harness!r}: its adapter factory rejected harness_options (keys: {keys}): {exc}"
-                ) from None
-            if not isinstance(adapter, Adapter):
-                raise HarnessConfigurationError(
-                    f"harness {harness!r}: the adapter factory returned {type(adapter).__name__}, which does not "
-                    "implement the Adapter protocol (harness_id, supports_builtin_approvals, "
-                    "supports_builtin_filtering, start)"
-                )
-            if adapter.harness_id != harness:
-                raise HarnessConfigurationError(
-                    f"harness {harness!r}: the adapter factory returned an adapter for harness {adapter.harness_id!r}"
-                )
-        elif isinstance(harness, Adapter):
-            if options:
-                raise HarnessConfigurationError("harness_options only applies when harness is a harness id")
-            adapter = harness
-        else:
-            raise HarnessConfigurationError(
-                f"harness must be a harness id such as 'builtin' or an Adapter instance, got {type(harness).__name__}"
-            )
-        if not isinstance(adapter.harness_id, str) or _HARNESS_ID.fullmatch(adapter.harness_id) is None:
-            raise HarnessConfigurationError(f"adapter harness_id must be kebab-case, got {adapter.harness_id!r}")
-        return adapter
-
-    def _merge_tools(self, explicit: list[HarnessTool], include_plugin_tools: bool) -> dict[str, HarnessTool]:
-        merged: dict[str, HarnessTool] = {}
-        source: dict[str, str] = {}
-        for tool in explicit:
-            if tool.name in merged:
-                raise ToolNameConflictError(f"tools= lists two tools named {tool.name!r}")
-            merged[tool.name] = tool
-            source[tool.name] = "the tools= argument"
-        if include_plugin_tools:
-            for name, (plugin, tool) in self._manager.hooks.tools().items():
-                if name in merged:
-                    raise ToolNameConflictError(
-                        f"tool {name!r} is given in {source[name]} and contributed by plugin {plugin!r}; rename one, "
-                        "or pass include_plugin_tools=False"
-                    )
-                merged[name] = tool
-                source[name] = f"plugin {plugin!r}"
-        for name in merged:
-            if name in self._builtins:
-                raise ToolNameConflictError(
-                    f"host tool {name!r} (from {source[name]}) has the name of a built-in tool of harness "
-                    f"{self._harness_id!r}; rename the host tool"
-                )
-        return merged
-
     def _check_filters(self, active: object, inactive: object) -> tuple[frozenset[str] | None, frozenset[str] | None]:
         active_names = name_set(active, "active_tools")
         inactive_names = name_set(inactive, "inactive_tools")
         if active_names is not None and inactive_names is not None:
             raise HarnessConfigurationError("pass either active_tools or inactive_tools, not both")
         known = set(self._builtins) | set(self._host_tools)
+        servers = self.mcp_servers
         for option, names in (("active_tools", active_names), ("inactive_tools", inactive_names)):
-            unknown = sorted((names or frozenset()) - known)
+            unknown = sorted(n for n in (names or frozenset()) - known if not self._is_mcp_name(n))
             if unknown:
+                mcp = ", ".join(f"mcp__{name}" for name in servers) or "none"
                 raise HarnessConfigurationError(
                     f"{option} names {', '.join(map(repr, unknown))}, which {'is' if len(unknown) == 1 else 'are'} "
                     f"no tool of this agent (built-ins of {self._harness_id!r}: "
                     f"{', '.join(sorted(self._builtins)) or 'none'}; host tools: "
-                    f"{', '.join(sorted(self._host_tools)) or 'none'})"
+                    f"{', '.join(sorted(self._host_tools)) or 'none'}; MCP servers: {mcp})"
                 )
         return active_names, inactive_names
 
+    @property
+    def mcp_servers(self) -> Mapping[str, McpServerConfig]:
+        """The adapter's MCP servers (its optional ``mcp_servers`` attribute), by name."""
+        servers = getattr(self._adapter, "mcp_servers", None)
+        return MappingProxyType(dict(servers)) if isinstance(servers, Mapping) else MappingProxyType({})
+
+    def _is_mcp_name(self, name: str) -> bool:
+        parts = split_mcp_name(name)
+        return parts is not None and parts[0] in self.mcp_servers
+
     def user_inactive(self) -> tuple[dict[str, str], dict[str, str]]:
-        """``(host name -> reason, built-in name -> reason)`` from active/inactive_tools."""
+        """``(host name -> reason, runtime-tool name -> reason)`` from active/inactive_tools.
+
+        Runtime tools are the built-ins and the MCP tools the runtime calls itself; an MCP
+        entry may be a server prefix ``mcp__<server>`` covering all of its tools.
+        """
         host: dict[str, str] = {}
         builtin: dict[str, str] = {}
         if self._inactive is not None:
             for name in self._inactive:
-                (builtin if name in self._builtins else host)[name] = "listed in inactive_tools"
+                runtime = name in self._builtins or self._is_mcp_name(name)
+                (builtin if runtime else host)[name] = "listed in inactive_tools"
         if self._active is not None:
             for name in self._host_tools:
                 if name not in self._active:

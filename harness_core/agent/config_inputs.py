@@ -2,17 +2,22 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
 
-from harness_core.errors import HarnessConfigurationError
+from harness_core.adapter import Adapter
+from harness_core.errors import HarnessConfigurationError, ToolNameConflictError
 from harness_core.plugins.manager import (
     HarnessPluginManager,
     create_plugin_manager,
     get_plugin_manager,
 )
-from harness_core.tools.definition import HarnessTool
+from harness_core.tools.definition import BuiltinTool, HarnessTool
 
-__all__ = ["make_manager", "name_set", "tool_list"]
+__all__ = ["make_adapter", "make_manager", "merge_tools", "name_set", "tool_list"]
+
+_HARNESS_ID = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 
 
 def tool_list(tools: object) -> list[HarnessTool]:
@@ -82,3 +87,65 @@ def make_manager(plugins: Sequence[object], manager: HarnessPluginManager | None
             )
     manager.raise_for_failed_guards()  # a failed policy plugin: fail closed
     return manager
+
+
+def make_adapter(manager: HarnessPluginManager, harness: object, options: Mapping[str, Any] | None) -> Adapter:
+    """The adapter for ``harness`` (an id, built by its factory with ``options``, or an instance)."""
+    if isinstance(harness, str):
+        factory = manager.hooks.adapter_factory(harness)
+        try:
+            adapter = factory(**dict(options or {}))
+        except TypeError as exc:
+            # Name the keys only: values may be secrets (api_key=...).
+            keys = ", ".join(sorted(map(str, options or {}))) or "none"
+            raise HarnessConfigurationError(
+                f"harness {harness!r}: its adapter factory rejected harness_options (keys: {keys}): {exc}"
+            ) from None
+        if not isinstance(adapter, Adapter):
+            raise HarnessConfigurationError(
+                f"harness {harness!r}: the adapter factory returned {type(adapter).__name__}, which does not "
+                "implement the Adapter protocol (harness_id, supports_builtin_approvals, "
+                "supports_builtin_filtering, start)"
+            )
+        if adapter.harness_id != harness:
+            raise HarnessConfigurationError(
+                f"harness {harness!r}: the adapter factory returned an adapter for harness {adapter.harness_id!r}"
+            )
+    elif isinstance(harness, Adapter):
+        if options:
+            raise HarnessConfigurationError("harness_options only applies when harness is a harness id")
+        adapter = harness
+    else:
+        raise HarnessConfigurationError(
+            f"harness must be a harness id such as 'builtin' or an Adapter instance, got {type(harness).__name__}"
+        )
+    if not isinstance(adapter.harness_id, str) or _HARNESS_ID.fullmatch(adapter.harness_id) is None:
+        raise HarnessConfigurationError(f"adapter harness_id must be kebab-case, got {adapter.harness_id!r}")
+    return adapter
+
+def merge_tools(manager: HarnessPluginManager, builtins: Mapping[str, BuiltinTool], harness_id: str,
+                explicit: list[HarnessTool], include_plugin_tools: bool) -> dict[str, HarnessTool]:
+    """Explicit tools plus tool-pack tools; a name given twice or named like a built-in is refused."""
+    merged: dict[str, HarnessTool] = {}
+    source: dict[str, str] = {}
+    for tool in explicit:
+        if tool.name in merged:
+            raise ToolNameConflictError(f"tools= lists two tools named {tool.name!r}")
+        merged[tool.name] = tool
+        source[tool.name] = "the tools= argument"
+    if include_plugin_tools:
+        for name, (plugin, tool) in manager.hooks.tools().items():
+            if name in merged:
+                raise ToolNameConflictError(
+                    f"tool {name!r} is given in {source[name]} and contributed by plugin {plugin!r}; rename one, "
+                    "or pass include_plugin_tools=False"
+                )
+            merged[name] = tool
+            source[name] = f"plugin {plugin!r}"
+    for name in merged:
+        if name in builtins:
+            raise ToolNameConflictError(
+                f"host tool {name!r} (from {source[name]}) has the name of a built-in tool of harness "
+                f"{harness_id!r}; rename the host tool"
+            )
+    return merged

@@ -2,21 +2,7 @@
 
 An agent is configuration, built once (typically at module scope); live state belongs to
 sessions. It merges the runtime's built-in tools with host tools, validates the whole
-configuration at construction, and runs turns::
-
-    from harness_core import HarnessAgent, define_harness_tool
-
-    weather = define_harness_tool(
-        name="weather", description="Current temperature of a city.",
-        input={"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
-        execute=lambda input, ctx: {"city": input["city"], "celsius": 12},
-    )
-    agent = HarnessAgent(harness="builtin", tools=[weather], permission_mode="allow-edits")
-
-    async def main() -> None:
-        async with await agent.create_session() as session:
-            result = await agent.generate(session=session, prompt="Weather in Paris?")
-            print(result.text)
+configuration at construction, and runs turns (README.md and docs/agent.md have examples).
 
 Behaviour follows the AI SDK's ``HarnessAgent`` ("Harness Tools" page): built-ins by
 common name in :attr:`HarnessAgent.tools`, ``active_tools`` / ``inactive_tools``,
@@ -47,11 +33,10 @@ from harness_core.agent.one_shot import ApproveCallback, run_prompt
 from harness_core.agent.prepare import PrepareCall, PrepareCallOptions
 from harness_core.agent.results import GenerateResult, StreamResult
 from harness_core.agent.session import HarnessSession
-from harness_core.agent.session_opening import open_session
+from harness_core.agent.session_opening import open_session, own_session
 from harness_core.agent.slice_start import check_answers, start_slice
 from harness_core.agent.tool_context import OnToolExecutionEnd, ToolExecutionEnd
 from harness_core.approval import PermissionMode, ToolApprovalSetting
-from harness_core.errors import HarnessConfigurationError
 from harness_core.hook_contexts import OnError
 from harness_core.plugins.manager import HarnessPluginManager
 from harness_core.sandbox import Sandbox
@@ -101,17 +86,8 @@ class HarnessAgent:
 
     Raises:
         HarnessConfigurationError: an inconsistent configuration; the message names the
-            option and the value: ``active_tools`` with ``inactive_tools``; a filtered name
-            that is no tool; built-in filtering on an adapter with neither native filtering
-            nor built-in approvals; a permission mode other than ``allow-all`` on an adapter
-            without built-in approvals; a bad ``tool_approval`` status or a key that is no
-            host tool; ``tools_context`` when no tool declares a context schema, missing
-            when one requires it (and no ``prepare_call``), or not matching a schema; an
-            unknown harness id; a plugin that failed to register; ``tool_approval``
-            entries while the core ``tool-approval`` plugin is not loaded, or a permission
-            mode other than ``allow-all`` while the core ``permission-mode`` plugin is not
-            loaded (``HARNESS_DISABLE_PLUGINS`` blocks it, say): the setting could not be
-            honoured, so the agent fails closed instead of running tools unasked.
+            option and the value (:class:`~harness_core.agent.config.AgentConfig` lists
+            every check).
         ToolNameConflictError: two tools with the same name (both sources named).
     """
 
@@ -143,8 +119,6 @@ class HarnessAgent:
             tool_timeout=tool_timeout, plugins=plugins, plugin_manager=plugin_manager,
         )
         """The checked, read-only configuration (:class:`~harness_core.agent.config.AgentConfig`)."""
-
-    # -- introspection (read-only, from the configuration) -------------------------------
 
     @property
     def harness_id(self) -> str:
@@ -210,8 +184,6 @@ class HarnessAgent:
     def __repr__(self) -> str:
         return repr(self.config).replace("AgentConfig", "HarnessAgent", 1)
 
-    # -- sessions --------------------------------------------------------------------
-
     async def create_session(
         self,
         *,
@@ -246,18 +218,6 @@ class HarnessAgent:
         return await open_session(self, self.config, session_id=session_id, sandbox=sandbox,
                                   continue_from=continue_from, resume_from=resume_from, tools_context=tools_context)
 
-    # -- turns -------------------------------------------------------------------------
-
-    def _check_session(self, session: object) -> HarnessSession:
-        if not isinstance(session, HarnessSession):
-            raise TypeError(f"session must be a HarnessSession from agent.create_session(), got {type(session).__name__}")
-        if session.agent is not self:
-            raise HarnessConfigurationError(
-                f"session {session.session_id!r} belongs to another agent (harness {session.harness_id!r}); "
-                "run its turns through that agent"
-            )
-        return session
-
     def stream(
         self,
         *,
@@ -288,7 +248,7 @@ class HarnessAgent:
                 are not pending.
             ValueError: neither or both of ``prompt`` and ``messages``; malformed messages.
         """
-        session = self._check_session(session)
+        session = own_session(self, session)
         if (prompt is None) == (messages is None):
             raise ValueError("pass exactly one of prompt= or messages=")
         if messages is not None:
@@ -349,7 +309,7 @@ class HarnessAgent:
                 call that still waits for its approval.
             ValueError / TypeError: malformed entries, duplicates, or nothing to continue with.
         """
-        session = self._check_session(session)
+        session = own_session(self, session)
         results = parse_tool_results(tool_result_continuations)
         approvals = parse_approval_responses(approval_responses)
         session.check_can_continue()
@@ -383,11 +343,9 @@ class HarnessAgent:
             TurnStateError: a turn is unfinished or the session is closed.
             HarnessCapabilityUnsupportedError: (when consumed) the runtime cannot compact.
         """
-        session = self._check_session(session)
+        session = own_session(self, session)
         session.check_can_prompt()
         return start_slice(self.config, session, "compact")
-
-    # -- one-shot conveniences -----------------------------------------------------------
 
     async def run(
         self,

@@ -32,13 +32,14 @@ from harness_core.agent.turn_record import TurnRecord
 from harness_core.agent.turn_state import TurnState
 from harness_core.errors import HarnessConfigurationError
 from harness_core.hook_contexts import FilterRequest, ProjectionContext
+from harness_core.mcp import split_mcp_name
 from harness_core.sandbox import Sandbox
 from harness_core.tools.definition import BuiltinTool, HarnessTool
 
 if TYPE_CHECKING:
     from harness_core.agent.harness_agent import HarnessAgent
 
-__all__ = ["host_tool_specs", "open_session", "restored_turn"]
+__all__ = ["host_tool_specs", "open_session", "own_session", "restored_turn"]
 
 
 async def open_session(
@@ -52,6 +53,11 @@ async def open_session(
     tools_context: Mapping[str, Any] | None,
 ) -> HarnessSession:
     """Open a session of ``agent`` (see ``HarnessAgent.create_session``)."""
+
+    def is_mcp_name(name: str) -> bool:
+        parts = split_mcp_name(name)
+        return parts is not None and parts[0] in config.mcp_servers
+
     if continue_from is not None and resume_from is not None:
         raise HarnessConfigurationError("pass either continue_from or resume_from, not both")
     suspended = parse_suspended_state(continue_from, harness_id=config.harness_id) if continue_from is not None else None
@@ -87,7 +93,8 @@ async def open_session(
         elif name in config.builtins:
             builtin_inactive.setdefault(name, "removed by a harness_filter_tools policy")
     adapter = config.adapter
-    allowlist = frozenset(n for n in config.active_tools if n in config.builtins and n not in builtin_inactive) \
+    allowlist = frozenset(n for n in config.active_tools
+                          if (n in config.builtins or is_mcp_name(n)) and n not in builtin_inactive) \
         if config.active_tools is not None else None
     builtin_filter: BuiltinFilter | None = None
     by_approval = False
@@ -178,3 +185,21 @@ def host_tool_specs(config: AgentConfig, inactive: Mapping[str, str]) -> list[Ho
                      read_only=tool.read_only)
         for name, tool in config.host_tools.items() if name not in inactive
     ]
+
+
+
+def own_session(agent: HarnessAgent, session: object) -> HarnessSession:
+    """``session``, checked to be a session of ``agent``.
+
+    Raises:
+        TypeError: not a :class:`HarnessSession`.
+        HarnessConfigurationError: a session of another agent.
+    """
+    if not isinstance(session, HarnessSession):
+        raise TypeError(f"session must be a HarnessSession from agent.create_session(), got {type(session).__name__}")
+    if session.agent is not agent:
+        raise HarnessConfigurationError(
+            f"session {session.session_id!r} belongs to another agent (harness {session.harness_id!r}); "
+            "run its turns through that agent"
+        )
+    return session
