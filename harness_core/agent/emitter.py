@@ -4,6 +4,10 @@
 
 * steps balanced: a ``start-step`` opens each step (added when a part arrives outside one),
   a ``finish-step`` closes it, and step usage adds up to the slice's usage;
+* **one step per continuation**: a continued slice opens no step of its own
+  (:meth:`StreamEmitter.defer_first_step`); the runtime's ``finish-step`` closing the step
+  that paused (nothing of it is shown again: the consumer supplied its results) is absorbed,
+  its usage carried into the next step's ``finish-step``;
 * built-in parts under their harness-facing name, with
   ``provider_metadata[harness_id]["nativeToolName"]`` when the runtime's name differs;
 * **one ``tool-call`` per call id and at most one final result per call, announced first.**
@@ -79,6 +83,12 @@ class StreamEmitter:
         self.step_open = False
         self.usage = Usage()
         self.usage_reported = False
+        self._deferred = False
+        self._carry = Usage()
+
+    def defer_first_step(self) -> None:
+        """Open no step until a part shows something: the paused step's ``finish-step`` is absorbed."""
+        self._deferred = True
 
     def violation(self, message: str) -> None:
         """Record a contract violation (logged as an error)."""
@@ -94,15 +104,23 @@ class StreamEmitter:
             if self.step_open:
                 return
             self.step_open = True
+            self._deferred = False
         elif isinstance(part, FinishStepPart):
-            if not self.step_open:
-                self._put(StartStepPart())
-            self.step_open = False
             if part.usage != Usage():
                 self.usage_reported = True
             self.usage = self.usage + part.usage
+            if not self.step_open and self._deferred:
+                self._carry = self._carry + part.usage
+                return
+            if self._carry != Usage():
+                part = part.model_copy(update={"usage": part.usage + self._carry})
+                self._carry = Usage()
+            if not self.step_open:
+                self._put(StartStepPart())
+            self.step_open = False
         elif not isinstance(part, _LIFECYCLE) and not self.step_open:
             self.step_open = True
+            self._deferred = False
             self._put(StartStepPart())
         self._put(part)
 

@@ -30,6 +30,7 @@ from harness_core.parts.models import (
     parse_part,
 )
 from harness_core.testing.conformance.checks import (
+    check_automatic_denial,
     check_stream_shape,
     final_results,
     parts_of,
@@ -38,6 +39,7 @@ from harness_core.testing.conformance.fixtures import (
     DenyShellPolicy,
     executions,
 )
+from harness_core.testing.conformance.parity import ParityChecks
 from harness_core.testing.conformance.runner import run_child, scenario_run
 from harness_core.testing.conformance.scenario import (
     ModelResponse,
@@ -52,7 +54,7 @@ from harness_core.testing.conformance.scenario import (
 __all__ = ["AdapterConformanceSuite"]
 
 
-class AdapterConformanceSuite:
+class AdapterConformanceSuite(ParityChecks):
     """Subclass as ``Test...`` in your plugin's tests; see the module docs.
 
     Class attributes:
@@ -258,7 +260,7 @@ class AdapterConformanceSuite:
 
     @pytest.mark.anyio
     async def test_builtin_denied_by_policy(self, workspace: Path) -> None:
-        """An approval policy denying shell built-ins stops the command; no approval parts appear."""
+        """A policy denying shell built-ins stops the command: the automatic approval pair, then the denial."""
         scenario = Scenario("test_builtin_denied_by_policy", (ScenarioPrompt("Create denied.txt", (
             builtin("bash", "conf-bash-3", command="echo no > denied.txt"),
             say("after", echo=True),
@@ -268,10 +270,9 @@ class AdapterConformanceSuite:
             result = await agent.generate(session=session, prompt="Create denied.txt")
         check_stream_shape(result.parts)
         assert not (workspace / "denied.txt").exists()
-        assert not parts_of(result.parts, ToolApprovalRequestPart)
-        (denied,) = parts_of(result.parts, ToolOutputDeniedPart)
-        assert denied.tool_name == "bash" and denied.reason == DenyShellPolicy.REASON
-        assert result.finish_reason == "stop"
+        check_automatic_denial(result.parts, "conf-bash-3", DenyShellPolicy.REASON)
+        assert [p.tool_name for p in parts_of(result.parts, ToolOutputDeniedPart)] == ["bash"]
+        assert not result.approval_requests and result.finish_reason == "stop"
 
     @pytest.mark.anyio
     async def test_filtering(self, workspace: Path) -> None:

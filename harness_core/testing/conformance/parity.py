@@ -1,0 +1,47 @@
+"""Conformance checks of stream parity with the AI SDK's ``HarnessAgent`` (mixed into the suite).
+
+Each check ports one behaviour of the reference harness that a UI or approval gate built
+for the reference relies on; :class:`~harness_core.testing.conformance.AdapterConformanceSuite`
+inherits them, so every adapter runs them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from harness_core.parts.models import ToolErrorPart, ToolResultPart
+from harness_core.testing.conformance.checks import check_stream_shape
+from harness_core.testing.conformance.runner import scenario_run
+from harness_core.testing.conformance.scenario import Scenario, ScenarioPrompt, host, say
+
+__all__ = ["ParityChecks"]
+
+
+class ParityChecks:
+    """Parity tests (a mixin of the conformance suite; see the module docs)."""
+
+    @pytest.mark.anyio
+    async def test_client_side_continuation_is_one_step(self, workspace: Path) -> None:
+        """Continuing with a client-side result shows the model's next step only: the result
+        the consumer supplied is submitted to the runtime, never emitted again as a part."""
+        scenario = Scenario("test_client_side_continuation_is_one_step", (ScenarioPrompt("Pick", (
+            host("conformance_pick", "conf-pick-2", question="color?"),
+            say("picked:", echo=True),
+        )),))
+        async with scenario_run(self, scenario, workspace) as (agent, session, _):
+            first = await agent.generate(session=session, prompt="Pick")
+            assert first.finish_reason == "awaiting-tool-result", first.error
+            (pending,) = first.pending_tool_calls
+            done = await agent.continue_generate(session=session, tool_result_continuations=[
+                {"tool_call_id": pending.tool_call_id, "output": "teal"}])
+        check_stream_shape(done.parts)
+        assert done.finish_reason == "stop", done.error
+        assert "teal" in done.all_text
+        repeated = [p for p in done.parts if isinstance(p, ToolResultPart | ToolErrorPart)
+                    and p.tool_call_id == pending.tool_call_id]
+        assert not repeated, f"the supplied result was emitted again: {repeated}"
+        steps = [p.type for p in done.parts].count("start-step")
+        assert steps == 1, f"the continuation has {steps} steps, the reference one: {[p.type for p in done.parts]}"
+        assert len(done.steps) == 1
