@@ -262,7 +262,14 @@ class AdapterTurn(Protocol):
 
 @runtime_checkable
 class AdapterSession(Protocol):
-    """Live runtime state of one harness session."""
+    """Live runtime state of one harness session.
+
+    Optional attribute (read with ``getattr``, not part of the protocol): ``workspace_root``
+    (``str`` or path), the absolute directory the runtime works in when the session got no
+    sandbox and the adapter picked one itself (a ``cwd`` setting, the current directory).
+    The agent strips it from display paths in parts (``display_paths="relative"``); with a
+    sandbox, the sandbox root is used and the attribute is ignored.
+    """
 
     async def prompt(self, request: PromptRequest) -> AdapterTurn:
         """Start a new turn."""

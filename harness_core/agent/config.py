@@ -26,6 +26,7 @@ from harness_core.agent.config_inputs import (
     name_set,
     tool_list,
 )
+from harness_core.agent.display import DisplayPaths
 from harness_core.agent.prepare import PrepareCall
 from harness_core.agent.tool_context import (
     OnToolExecutionEnd,
@@ -85,6 +86,7 @@ class AgentConfig:
         on_tool_execution_end: OnToolExecutionEnd | None = None,
         on_error: OnError = "return-to-model",
         tool_timeout: float | None = None,
+        display_paths: DisplayPaths = "relative",
         plugins: Sequence[object] = (),
         plugin_manager: HarnessPluginManager | None = None,
     ) -> None:
@@ -109,6 +111,9 @@ class AgentConfig:
             or not math.isfinite(tool_timeout)
         ):
             raise HarnessConfigurationError(f"tool_timeout must be a positive number of seconds or None, got {tool_timeout!r}")
+        if display_paths not in ("relative", "absolute"):
+            raise HarnessConfigurationError(f"display_paths must be 'relative' or 'absolute', got {display_paths!r}")
+        self._display_paths: DisplayPaths = display_paths
         if instructions is not None and not isinstance(instructions, str):
             raise HarnessConfigurationError(f"instructions must be a string, got {type(instructions).__name__}")
         self._prepare_call = prepare_call
@@ -313,6 +318,11 @@ class AgentConfig:
     def on_error(self) -> OnError:
         """The host-tool error policy."""
         return self._on_error
+
+    @property
+    def display_paths(self) -> DisplayPaths:
+        """``relative`` (workspace prefix stripped in parts) or ``absolute``."""
+        return self._display_paths
 
     @property
     def tool_timeout(self) -> float | None:

@@ -8,6 +8,8 @@
   (:meth:`StreamEmitter.defer_first_step`); the runtime's ``finish-step`` closing the step
   that paused (nothing of it is shown again: the consumer supplied its results) is absorbed,
   its usage carried into the next step's ``finish-step``;
+* **display paths**: with a ``display_root``, every tool part leaves with the workspace
+  prefix stripped (:mod:`harness_core.agent.display`); only the consumer's copy changes;
 * built-in parts under their harness-facing name, with
   ``provider_metadata[harness_id]["nativeToolName"]`` when the runtime's name differs;
 * **one ``tool-call`` per call id and at most one final result per call, announced first.**
@@ -28,6 +30,7 @@ from collections.abc import Callable, Mapping
 import anyio
 from anyio.streams.memory import MemoryObjectSendStream
 
+from harness_core.agent.display import display_part
 from harness_core.agent.turn_record import TurnRecord
 from harness_core.parts.models import (
     AbortPart,
@@ -70,11 +73,14 @@ class StreamEmitter:
         harness_id: for ``nativeToolName`` metadata.
         builtins: the runtime's built-ins by harness-facing name.
         on_violation: called with each contract violation's message (the session records it).
+        display_root: the workspace root stripped from display paths, or ``None`` (absolute).
     """
 
     def __init__(self, send: MemoryObjectSendStream[Part], *, harness_id: str,
-                 builtins: Mapping[str, BuiltinTool], on_violation: Callable[[str], None]) -> None:
+                 builtins: Mapping[str, BuiltinTool], on_violation: Callable[[str], None],
+                 display_root: str | None = None) -> None:
         self._send = send
+        self._display_root = display_root
         self._harness_id = harness_id
         self._by_name = dict(builtins)
         self._by_native = {b.native_name: b for b in builtins.values()}
@@ -151,7 +157,7 @@ class StreamEmitter:
     def _put(self, part: Part) -> None:
         # When nobody reads any more (the consumer went away), keep the session consistent.
         with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
-            self._send.send_nowait(part)
+            self._send.send_nowait(display_part(part, self._display_root))
 
     def normalize(self, part: Part) -> Part:
         """Harness-facing names and ``nativeToolName`` for built-in tool parts from projections."""

@@ -29,6 +29,7 @@ from harness_core.agent.answers import (
     parse_tool_results,
 )
 from harness_core.agent.config import AgentConfig
+from harness_core.agent.display import DisplayPaths
 from harness_core.agent.one_shot import ApproveCallback, run_prompt
 from harness_core.agent.prepare import PrepareCall, PrepareCallOptions
 from harness_core.agent.results import GenerateResult, StreamResult
@@ -78,6 +79,7 @@ class HarnessAgent:
             (``"return-to-model"``, default) or fails the turn (``"fail"``).
         tool_timeout: seconds before a host tool call becomes an error result; ``None``
             (default) for no limit.
+        display_paths: ``"relative"`` (default) strips the workspace from paths in parts (docs/agent.md).
         plugins: extra in-memory plugins (approval policies, tool packs, projections) for
             this agent only: they are registered on an isolated plugin manager (installed
             plugins are discovered too), or on ``plugin_manager`` when given.
@@ -108,6 +110,7 @@ class HarnessAgent:
         on_tool_execution_end: OnToolExecutionEnd | None = None,
         on_error: OnError = "return-to-model",
         tool_timeout: float | None = None,
+        display_paths: DisplayPaths = "relative",
         plugins: Sequence[object] = (),
         plugin_manager: HarnessPluginManager | None = None,
     ) -> None:
@@ -116,7 +119,7 @@ class HarnessAgent:
             active_tools=active_tools, inactive_tools=inactive_tools, tool_approval=tool_approval,
             permission_mode=permission_mode, tools_context=tools_context, prepare_call=prepare_call,
             instructions=instructions, on_tool_execution_end=on_tool_execution_end, on_error=on_error,
-            tool_timeout=tool_timeout, plugins=plugins, plugin_manager=plugin_manager,
+            tool_timeout=tool_timeout, display_paths=display_paths, plugins=plugins, plugin_manager=plugin_manager,
         )
         """The checked, read-only configuration (:class:`~harness_core.agent.config.AgentConfig`)."""
 

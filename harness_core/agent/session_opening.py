@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import anyio
+import attrs
 
 from harness_core.adapter import (
     AdapterTurn,
@@ -143,6 +144,9 @@ async def open_session(
         continue_from=dict(suspended.adapter) if suspended else None,
     )
     adapter_session = await adapter.start(request)
+    if config.display_paths == "relative":
+        root = sandbox.root if sandbox is not None else getattr(adapter_session, "workspace_root", None)
+        settings = attrs.evolve(settings, display_root=str(root) if root is not None else None)
     control = SessionControl(adapter_session=adapter_session, settings=settings)
     session = HarnessSession(
         agent=agent, session_id=session_id, control=control, sandbox=sandbox, tools_context=session_context,

@@ -162,7 +162,7 @@ async def _produce(
                            tools_context=contexts, compact_turn=compact_turn)
     send, receive = anyio.create_memory_object_stream[Part](math.inf)
     emitter = StreamEmitter(send, harness_id=config.harness_id, builtins=config.builtins,
-                            on_violation=control.violations.append)
+                            on_violation=control.violations.append, display_root=control.settings.display_root)
     runner = TurnRunner(control, request, emitter, host_tools=config.host_tools, on_abort=result.on_abort,
                         abort_reason=lambda: result.abort_reason)
 
