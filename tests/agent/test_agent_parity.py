@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from harness_core import (
@@ -47,6 +48,12 @@ def locate_tool(seen: list[Any]) -> Any:
                                       "required": ["path"]})
 
 
+@pytest.fixture
+def root(workspace: Path) -> Path:
+    """The workspace, resolved (display paths are stripped of the resolved root)."""
+    return workspace.resolve()
+
+
 def calls_by_id(parts: list[Any]) -> dict[str, Any]:
     return {p.tool_call_id: p for p in parts if isinstance(p, ToolCallPart)}
 
@@ -54,8 +61,7 @@ def calls_by_id(parts: list[Any]) -> dict[str, Any]:
 @pytest.mark.anyio
 @pytest.mark.parametrize("with_sandbox", [True, False], ids=["sandbox", "adapter-workspace"])
 async def test_display_paths_are_relative_in_parts_and_absolute_for_tools_and_policies(
-        workspace: Path, with_sandbox: bool) -> None:
-    root = workspace.resolve()
+        root: Path, with_sandbox: bool) -> None:
     (root / "src").mkdir()
     (root / "src" / "a.ts").write_text("export {}\n")
     seen: list[Any] = []
@@ -85,8 +91,7 @@ async def test_display_paths_are_relative_in_parts_and_absolute_for_tools_and_po
 
 
 @pytest.mark.anyio
-async def test_approval_requests_show_display_paths_and_the_tool_runs_with_absolute_ones(workspace: Path) -> None:
-    root = workspace.resolve()
+async def test_approval_requests_show_display_paths_and_the_tool_runs_with_absolute_ones(root: Path) -> None:
     seen: list[Any] = []
     adapter = ScriptedAdapter([[[CallHost("locate", {"path": str(root / "x.py")}, id="h1")], [EchoResults("saw")]]],
                               workspace=root)
@@ -101,8 +106,7 @@ async def test_approval_requests_show_display_paths_and_the_tool_runs_with_absol
 
 
 @pytest.mark.anyio
-async def test_absolute_display_paths_keep_the_prefix_and_bad_values_are_refused(workspace: Path) -> None:
-    root = workspace.resolve()
+async def test_absolute_display_paths_keep_the_prefix_and_bad_values_are_refused(root: Path) -> None:
     adapter = ScriptedAdapter([[[CallHost("locate", {"path": str(root / "x.py")}, id="h1")], [EchoResults("saw")]]])
     agent = adapter.agent(tools=[locate_tool([])], display_paths="absolute")
     result = await agent.generate(session=await agent.create_session(sandbox=LocalSandbox(root)), prompt="go")
@@ -136,3 +140,39 @@ async def test_a_policy_denial_of_a_builtin_emits_the_automatic_pair(workspace: 
     (denied,) = [p for p in result.parts if isinstance(p, ToolOutputDeniedPart)]
     assert denied.provider_executed and not (workspace / "secret.txt").exists()
     assert not result.approval_requests
+
+
+async def states_while_reading(agent: Any, session: Any, **kwargs: Any) -> list[tuple[str, TurnState]]:
+    """``(part type, session.state)`` as the consumer reads each part of one slice."""
+    if "prompt" in kwargs:
+        result = agent.stream(session=session, **kwargs)
+    else:
+        result = agent.continue_stream(session=session, **kwargs)
+    seen = []
+    async for part in result.full_stream:
+        seen.append((part.type, session.state))
+    return seen
+
+
+@pytest.mark.anyio
+async def test_the_state_changes_when_the_consumer_reads_the_part_that_announces_it() -> None:
+    pick = define_harness_tool(name="pick", description="Pick.", input={"type": "object"})
+    adapter = ScriptedAdapter([[[CallHost("pick", {}, id="p1")], [EchoResults("saw")]]])
+    agent = adapter.agent(tools=[pick])
+    session = await agent.create_session()
+    result = agent.stream(session=session, prompt="go")
+    assert session.state is TurnState.IDLE  # nothing read yet
+    seen = []
+    async for part in result.full_stream:
+        seen.append((part.type, session.state))
+        if part.type == "finish-step":
+            await anyio.sleep(0.05)  # the runner has long finished: the state must still wait for `finish`
+            assert session.state is TurnState.RUNNING
+    assert seen[0] == ("start", TurnState.RUNNING)
+    assert all(state is TurnState.RUNNING for _, state in seen[:-1])
+    assert seen[-1] == ("finish", TurnState.AWAITING_TOOL_RESULT)
+    resumed = await states_while_reading(agent, session, tool_result_continuations=[
+        {"tool_call_id": "p1", "output": "x"}])
+    assert resumed[0] == ("start", TurnState.RUNNING)
+    assert all(state is TurnState.RUNNING for _, state in resumed[:-1])
+    assert resumed[-1] == ("finish", TurnState.IDLE) and session.state is TurnState.IDLE

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from harness_core import (
@@ -38,6 +39,12 @@ class Recording:
         return None
 
 
+@pytest.fixture
+def root(workspace: Path) -> Path:
+    """The workspace, resolved (display paths are stripped of the resolved root)."""
+    return workspace.resolve()
+
+
 def agent_for(server: Any, **options: Any) -> HarnessAgent:
     harness_options = {"model": "anthropic:fake-model", "base_url": server.base_url, "api_key": "test-key",
                        "max_retries": 0, **options.pop("harness_options", {})}
@@ -45,9 +52,8 @@ def agent_for(server: Any, **options: Any) -> HarnessAgent:
 
 
 @pytest.mark.parametrize("own_workspace", [False, True], ids=["sandbox", "cwd"])
-async def test_display_paths_on_the_builtin_harness(scripted_model_server, workspace: Path,
+async def test_display_paths_on_the_builtin_harness(scripted_model_server, root: Path,
                                                     own_workspace: bool) -> None:
-    root = workspace.resolve()
     (root / "src").mkdir()
     (root / "src" / "calc.py").write_text("print(1)\n")
     absolute = str(root / "src" / "calc.py")
@@ -86,3 +92,19 @@ async def test_a_policy_denial_on_the_builtin_harness_emits_the_automatic_pair(s
     check_automatic_denial(result.parts, call.tool_call_id, "no shell here")
     assert not result.approval_requests and result.finish_reason == "stop"
     assert not (workspace / "made.txt").exists()
+
+
+async def test_the_state_follows_the_parts_the_consumer_read(scripted_model_server, workspace: Path) -> None:
+    server = scripted_model_server(Script.of("Hello there."))
+    agent = agent_for(server)
+    async with await agent.create_session(sandbox=LocalSandbox(workspace)) as session:
+        result = agent.stream(session=session, prompt="hi")
+        seen = []
+        async for part in result.full_stream:
+            seen.append((part.type, session.state))
+            if part.type == "finish-step":
+                await anyio.sleep(0.05)  # the turn is over in the runner; the consumer has not read `finish`
+                assert session.state is TurnState.RUNNING
+        assert seen[0] == ("start", TurnState.RUNNING)
+        assert all(state is TurnState.RUNNING for _, state in seen[:-1])
+        assert seen[-1] == ("finish", TurnState.IDLE)
