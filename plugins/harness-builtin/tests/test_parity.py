@@ -13,11 +13,12 @@ from harness_core import (
     ApprovalContext,
     ApprovalDecision,
     ApprovalStatus,
+    HarnessAgent,
     LocalSandbox,
     ToolCall,
+    TurnState,
     hookimpl,
 )
-from harness_core.agent.harness_agent import HarnessAgent
 from harness_core.parts.models import ToolCallPart, ToolResultPart
 from harness_core.testing import ModelTurn, Script, ToolCallSpec
 from harness_core.testing.conformance import check_automatic_denial
