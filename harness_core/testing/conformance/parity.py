@@ -8,19 +8,21 @@ inherits them, so every adapter runs them.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import cast
 
 import pytest
 
 from harness_core.parts.models import ToolErrorPart, ToolResultPart
 from harness_core.testing.conformance.checks import check_stream_shape
-from harness_core.testing.conformance.runner import scenario_run
+from harness_core.testing.conformance.runner import SuiteSettings, scenario_run
 from harness_core.testing.conformance.scenario import Scenario, ScenarioPrompt, host, say
 
 __all__ = ["ParityChecks"]
 
 
 class ParityChecks:
-    """Parity tests (a mixin of the conformance suite; see the module docs)."""
+    """Parity tests (a mixin of the conformance suite, which provides the
+    :class:`~harness_core.testing.conformance.runner.SuiteSettings` members; see the module docs)."""
 
     @pytest.mark.anyio
     async def test_client_side_continuation_is_one_step(self, workspace: Path) -> None:
@@ -30,7 +32,7 @@ class ParityChecks:
             host("conformance_pick", "conf-pick-2", question="color?"),
             say("picked:", echo=True),
         )),))
-        async with scenario_run(self, scenario, workspace) as (agent, session, _):
+        async with scenario_run(cast(SuiteSettings, self), scenario, workspace) as (agent, session, _):
             first = await agent.generate(session=session, prompt="Pick")
             assert first.finish_reason == "awaiting-tool-result", first.error
             (pending,) = first.pending_tool_calls
