@@ -154,6 +154,7 @@ async def _produce(
         compact_turn = await control.adapter_session.compact() if mode == "compact" else None
     except BaseException:
         control.active = None
+        control.shown = None
         raise
     prompt_request = None
     if mode == "prompt":
