@@ -222,7 +222,7 @@ class AdapterConformanceSuite(ParityChecks):
 
     @pytest.mark.anyio
     async def test_host_denial_never_executes(self, workspace: Path) -> None:
-        """tool_approval 'denied': execution-denied, execute never runs, the model sees the denial."""
+        """tool_approval 'denied': the automatic approval pair, execution-denied, execute never runs."""
         scenario = Scenario("test_host_denial_never_executes", (ScenarioPrompt("Record it", (
             host("conformance_record", "conf-rec-2", text="denied"),
             say("result:", echo=True),
@@ -231,8 +231,8 @@ class AdapterConformanceSuite(ParityChecks):
         async with scenario_run(self, scenario, workspace, spec) as (agent, session, _):
             result = await agent.generate(session=session, prompt="Record it")
         check_stream_shape(result.parts)
-        (denied,) = parts_of(result.parts, ToolOutputDeniedPart)
-        assert denied.tool_name == "conformance_record" and denied.reason
+        check_automatic_denial(result.parts, "conf-rec-2", "tool_approval for 'conformance_record' is denied")
+        assert [p.tool_name for p in parts_of(result.parts, ToolOutputDeniedPart)] == ["conformance_record"]
         assert executions(workspace) == []
         assert not (workspace / "conformance-record.txt").exists()
         assert "denied" in result.all_text.lower()
