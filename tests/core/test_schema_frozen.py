@@ -22,7 +22,14 @@ from harness_core import (
     ToolInputError,
     define_harness_tool,
 )
-from harness_core.testing import CallHost, EchoResults, ModelTurn, Script, ScriptedAdapter, ToolCallSpec
+from harness_core.testing import (
+    CallHost,
+    EchoResults,
+    ModelTurn,
+    Script,
+    ScriptedAdapter,
+    ToolCallSpec,
+)
 from harness_core.tools.definition import BuiltinTool, ToolKind
 from harness_core.tools.frozen import FrozenJsonArray, FrozenJsonObject, freeze_json, thaw_json
 
