@@ -200,3 +200,28 @@ def _raises(probe: Any) -> bool:
     except TypeError:
         return True
     return False
+
+
+async def test_without_a_session_sandbox_tools_get_none(tmp_path: Path) -> None:
+    """docs/sandbox.md: ``ctx.sandbox`` is ``None`` when the session was created without one."""
+    from harness_core import ToolOutput
+
+    async def count_lines(input: dict[str, Any], ctx: Any) -> str | ToolOutput:
+        if ctx.sandbox is None:
+            return ToolOutput(content="count_lines needs a session sandbox", is_error=True)
+        text = await ctx.sandbox.read_text_file(input["path"])
+        return str(len(text.splitlines()))
+
+    tool = define_harness_tool(name="count_lines", description="Count lines.", execute=count_lines,
+                               input={"type": "object", "properties": {"path": {"type": "string"}}})
+    (tmp_path / "f.txt").write_text("a\nb\n")
+    script = [[[CallHost("count_lines", {"path": "f.txt"}, id="c1")], [EchoResults()]]]
+    without = ScriptedAdapter(script, workspace=tmp_path)
+    agent = without.agent(tools=[tool])
+    result = await agent.generate(session=await agent.create_session(), prompt="go")
+    assert result.text == "count_lines: count_lines needs a session sandbox"
+    with_sandbox = ScriptedAdapter(script)
+    agent = with_sandbox.agent(tools=[tool])
+    session = await agent.create_session(sandbox=LocalSandbox(tmp_path))
+    result = await agent.generate(session=session, prompt="go")
+    assert result.text == "count_lines: 2"
