@@ -16,8 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from harness_core.agent.harness_agent import HarnessAgent
-from harness_core.sandbox import LocalSandbox
+from harness_core import HarnessAgent, LocalSandbox
 from harness_core.testing import ScenarioFailure, scenario_script
 from harness_core.testing.conformance import ConformanceTarget
 

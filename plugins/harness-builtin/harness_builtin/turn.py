@@ -24,13 +24,15 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import anyio
 import attrs
 
-from harness_core.adapter import AwaitingAnswers, BuiltinApprovalRequest, HostToolCall, TurnEnd
-from harness_core.parts.models import (
+from harness_core import (
     COMPACTION_TOOL,
     FILE_CHANGE_TOOL,
+    AwaitingAnswers,
+    BuiltinApprovalRequest,
     ErrorPart,
     FinishReason,
     FinishStepPart,
+    HostToolCall,
     Part,
     ReasoningDeltaPart,
     ReasoningEndPart,
@@ -39,17 +41,19 @@ from harness_core.parts.models import (
     TextDeltaPart,
     TextEndPart,
     TextStartPart,
+    ToolCall,
     ToolCallPart,
+    ToolContext,
     ToolErrorPart,
     ToolInputDeltaPart,
     ToolInputEndPart,
     ToolInputStartPart,
+    ToolOutput,
     ToolOutputDeniedPart,
     ToolResultPart,
+    TurnEnd,
     Usage,
 )
-from harness_core.tools.definition import ToolCall, ToolContext
-from harness_core.tools.output import ToolOutput
 
 from .compaction import SUMMARY_PREFIX, split_for_compaction, summary_request
 from .conversation import (

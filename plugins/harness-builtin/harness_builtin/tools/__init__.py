@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from harness_core.tools.definition import BuiltinTool, HarnessTool, ToolKind, ToolResources
+from harness_core import BuiltinTool, HarnessTool, ToolKind, ToolResources
 
 from ._common import SETTINGS_KEY, WORKSPACE_KEY, ToolError
 from .files import EDIT, READ, WRITE

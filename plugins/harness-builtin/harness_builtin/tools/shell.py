@@ -4,13 +4,13 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from harness_core.tools.definition import (
+from harness_core import (
     HarnessTool,
     ToolContext,
+    ToolOutput,
     ToolResources,
     define_harness_tool,
 )
-from harness_core.tools.output import ToolOutput
 
 from ._common import ToolError, cut_middle, settings_of, workspace_of
 
