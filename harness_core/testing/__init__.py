@@ -44,7 +44,7 @@ from harness_core.testing._tools import (
     is_common_tool_name,
     resolve_tool_name,
 )
-from harness_core.testing.scripted_adapter import (
+from harness_core.testing.scripted import (
     CallBuiltin,
     CallHost,
     ChangeFile,

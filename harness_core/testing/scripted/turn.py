@@ -291,7 +291,10 @@ class ScriptedTurn:
         if workspace is None:
             return f"{call.native}: the scripted runtime has no workspace", True
         if call.tool == "bash":
-            return await self._bash(str(call.input.get("command", "")), workspace)
+            try:
+                return await self._bash(str(call.input.get("command", "")), workspace)
+            except OSError as exc:  # PermissionError included
+                return f"{call.native} failed: {type(exc).__name__}: {exc}", True
         return run_file_tool(call.tool, call.native, call.input, workspace)
 
     async def _bash(self, command: str, workspace: Path) -> tuple[str, bool]:
