@@ -321,3 +321,16 @@ def test_the_cycle_check_can_fail(tmp_path: Path) -> None:
         "    pkg.b (line 2) -> pkg.c",
         "    pkg.c (line 1) -> pkg.a",
     ]
+
+
+def test_the_core_imports_no_plugin() -> None:
+    """Plugins depend on the core, never the other way round: no cycle can span packages."""
+    plugins = {p.name for p in plugin_packages()}
+    core = ROOT / "harness_core"
+    found = [
+        f"{path.relative_to(ROOT).as_posix()}:{item.line}: imports {item.module}"
+        for path in python_files(core)
+        for item in imports_of(path, module_name(path, core))
+        if item.module.split(".")[0] in plugins
+    ]
+    assert not found, "the core imports plugins:\n" + "\n".join(found)
