@@ -3,7 +3,8 @@ package has an import cycle.
 
 * The non-test code of every plugin package (``plugins/*/harness_*/**.py``) imports from the
   core only ``harness_core`` (names in ``harness_core.__all__``), ``harness_core.testing``
-  and ``harness_core.testing.conformance`` (names in their ``__all__``).
+  and ``harness_core.testing.conformance`` (names in their ``__all__``), and no other
+  plugin; the core imports no plugin.
 * Between the modules of ``harness_core``, and of each plugin package, there is no import
   cycle, function-local imports included; imports under ``if TYPE_CHECKING:`` do not count.
   An edge goes to the module named by the import (``from a.b import c`` goes to ``a.b.c``
@@ -128,10 +129,14 @@ def _public_names(module: str) -> frozenset[str]:
 def public_api_violations(package_dir: Path) -> list[str]:
     """``file:line: what`` for every import of a non-public core name in ``package_dir``."""
     public = {name: _public_names(name) for name in PUBLIC_MODULES}
+    others = {p.name for p in plugin_packages()} - {package_dir.name}
     found: list[str] = []
     for path in python_files(package_dir):
         where = (path.relative_to(ROOT) if path.is_relative_to(ROOT) else path).as_posix()
         for item in imports_of(path, module_name(path, package_dir)):
+            if item.module.split(".")[0] in others:
+                found.append(f"{where}:{item.line}: imports the plugin {item.module} (plugins never import each other)")
+                continue
             if item.module != "harness_core" and not item.module.startswith("harness_core."):
                 continue
             if item.module not in public:
@@ -179,12 +184,14 @@ def test_the_public_api_check_can_fail(tmp_path: Path) -> None:
         "import harness_core.adapter\n"
         "from harness_core.testing import ScriptedAdapter\n"
         "import harness_core as hc\n"
-        "hc.HarnessAgent, hc._private, hc.testing\n", encoding="utf-8")
+        "hc.HarnessAgent, hc._private, hc.testing\n"
+        "from harness_builtin import BuiltinAdapter\n", encoding="utf-8")
     violations = public_api_violations(package)
     assert [v.split(": ", 1)[1] for v in violations] == [
         "imports the non-public module harness_core.parts.models (TextPart)",
         "imports _nope from harness_core, not in its __all__",
         "imports the non-public module harness_core.adapter",
+        "imports the plugin harness_builtin (plugins never import each other)",
         "uses harness_core._private, not in harness_core.__all__",
     ]
 
