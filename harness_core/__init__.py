@@ -19,11 +19,12 @@ from harness_core.adapter import (
     StartRequest,
     TurnEnd,
 )
-from harness_core.agent.answers import ApprovalResponse, ToolResultContinuation, TurnState
+from harness_core.agent.answers import ApprovalResponse, ToolResultContinuation
 from harness_core.agent.harness_agent import HarnessAgent, PrepareCallOptions, ToolExecutionEnd
 from harness_core.agent.results import GenerateResult, StepResult, StreamResult
 from harness_core.agent.session import HarnessSession
 from harness_core.agent.state import STATE_VERSION
+from harness_core.agent.turn_state import TurnState
 from harness_core.approval import (
     ApprovalContext,
     ApprovalDecision,
@@ -45,6 +46,16 @@ from harness_core.errors import (
 from harness_core.execution import ToolExecutionError, run_tool
 from harness_core.hook_contexts import ExecutionContext, FilterRequest, ProjectionContext
 from harness_core.hookspecs import hookimpl, hookspec
+from harness_core.mcp import (
+    MCP_PREFIX,
+    McpHttpServer,
+    McpServerConfig,
+    McpStdioServer,
+    mcp_name_matches,
+    mcp_tool_name,
+    parse_mcp_servers,
+    split_mcp_name,
+)
 from harness_core.parts.models import (
     COMPACTION_TOOL,
     FILE_CHANGE_TOOL,
@@ -101,6 +112,7 @@ __all__ = [
     "COMPACTION_TOOL",
     "FILE_CHANGE_TOOL",
     "MAX_OUTPUT_CHARS",
+    "MCP_PREFIX",
     "STATE_VERSION",
     "AbortPart",
     "Adapter",
@@ -135,6 +147,9 @@ __all__ = [
     "HostToolCall",
     "HostToolSpec",
     "LocalSandbox",
+    "McpHttpServer",
+    "McpServerConfig",
+    "McpStdioServer",
     "Part",
     "PermissionMode",
     "PluginLoadError",
@@ -187,11 +202,15 @@ __all__ = [
     "get_plugin_manager",
     "hookimpl",
     "hookspec",
+    "mcp_name_matches",
+    "mcp_tool_name",
     "merge_decisions",
     "mode_allows",
     "normalize_output",
+    "parse_mcp_servers",
     "parse_part",
     "run_tool",
     "sanitize_text",
+    "split_mcp_name",
     "with_native_tool_name",
 ]

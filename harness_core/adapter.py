@@ -22,6 +22,14 @@ The event stream of a turn carries three kinds of items:
    :class:`AwaitingAnswers` (the runtime can make no progress until the host answers
    some of the requests it has sent) and :class:`TurnEnd` (the last event of a turn).
 
+**Who emits which part** (docs/adapters.md has the full table): the adapter translates, the
+core decides. For a call the adapter sends as :class:`BuiltinApprovalRequest` or
+:class:`HostToolCall`, the core alone emits its ``tool-call``, approval and denial parts; the
+adapter emits the result part of a built-in that ran, and projects built-in calls the runtime
+ran without asking (``tool-call`` then result). A duplicated or missing part is a contract
+violation: the agent keeps it out of the stream, logs it on ``harness_core.contract`` and
+records it in ``HarnessSession.contract_violations``; the conformance suite fails on it.
+
 When a request needs a person (a ``tool-approval-request``) or a client-side tool result,
 the agent ends the current result slice. It cannot tell on its own whether the runtime
 will send more requests first (parallel tool calls), so it keeps reading events until the
@@ -43,6 +51,7 @@ from typing import Any, Protocol, TypeAlias, runtime_checkable
 import attrs
 
 from harness_core.approval import PermissionMode
+from harness_core.mcp import mcp_name_matches
 from harness_core.parts.models import FinishReason, Usage
 from harness_core.sandbox import Sandbox
 from harness_core.tools.definition import ToolCall
@@ -94,8 +103,12 @@ class BuiltinFilter:
     names: frozenset[str] = attrs.field(converter=_names)
 
     def allows(self, name: str) -> bool:
-        """True when the built-in ``name`` may be called."""
-        return (name in self.names) == (self.mode is BuiltinFilterMode.ACTIVE)
+        """True when the built-in (or MCP tool) ``name`` may be called.
+
+        An entry ``mcp__<server>`` covers every tool ``mcp__<server>__<tool>`` of that server.
+        """
+        listed = name in self.names or any(mcp_name_matches(entry, name) for entry in self.names)
+        return listed == (self.mode is BuiltinFilterMode.ACTIVE)
 
 
 @attrs.frozen
@@ -284,6 +297,11 @@ class Adapter(Protocol):
         harness_id: kebab-case id (``builtin``, ``claude-code``...).
         supports_builtin_approvals: built-in calls can be paused for a decision.
         supports_builtin_filtering: the runtime can be told not to offer some built-ins.
+
+    An adapter whose factory takes ``mcp_servers=`` also exposes them as an ``mcp_servers``
+    attribute (``{name: McpServerConfig}``, see :mod:`harness_core.mcp`), so that
+    ``active_tools`` / ``inactive_tools`` can name ``mcp__<server>`` and
+    ``mcp__<server>__<tool>`` before the servers are connected.
     """
 
     harness_id: str

@@ -17,39 +17,22 @@ messages given to ``agent.stream(messages=...)`` (see :func:`parse_messages`).
 
 from __future__ import annotations
 
-import enum
 import json
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import attrs
 
-from harness_core.agent.host_call import denied_output
+from harness_core.agent.outcome import denied_output
 
 __all__ = [
     "ApprovalResponse",
     "MessagesInput",
     "ToolResultContinuation",
-    "TurnState",
-    "parse_approval_responses",
+        "parse_approval_responses",
     "parse_messages",
     "parse_tool_results",
 ]
-
-
-class TurnState(enum.StrEnum):
-    """Where a session's current turn stands."""
-
-    IDLE = "idle"
-    RUNNING = "running"
-    AWAITING_APPROVAL = "awaiting-approval"
-    AWAITING_TOOL_RESULT = "awaiting-tool-result"
-    SUSPENDED = "suspended"
-
-    @property
-    def paused(self) -> bool:
-        """True for ``awaiting-approval`` and ``awaiting-tool-result``."""
-        return self in (TurnState.AWAITING_APPROVAL, TurnState.AWAITING_TOOL_RESULT)
 
 
 @attrs.frozen

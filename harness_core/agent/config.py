@@ -1,236 +1,167 @@
-"""HarnessAgent's configuration half: construction checks, merged tool set, introspection.
+"""The agent's configuration: construction checks, the merged tool set, introspection.
 
-:class:`AgentConfiguration` is the base class of :class:`~harness_core.agent.harness_agent.HarnessAgent`;
-it holds everything decided at construction (adapter, plugin manager, tools, filters,
-approvals, context) and the checks that raise
-:class:`~harness_core.errors.HarnessConfigurationError`. Sessions and turns live in
+:class:`AgentConfig` holds everything decided when a
+:class:`~harness_core.agent.harness_agent.HarnessAgent` is built (adapter, plugin manager,
+tools, filters, approvals, context) and runs the checks that raise
+:class:`~harness_core.errors.HarnessConfigurationError`. The agent holds one and delegates
+its read-only properties to it; sessions and turns live in
 :mod:`harness_core.agent.harness_agent`.
 """
 
 from __future__ import annotations
 
+import math
 import re
-from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any
 
-import attrs
 import pydantic
 
 from harness_core.adapter import Adapter
-from harness_core.agent.host_call import OnToolExecutionEnd, context_is_optional, validate_context
-from harness_core.agent.session import HarnessSession
-from harness_core.approval import ApprovalStatus, PermissionMode, ToolApprovalSetting
-from harness_core.errors import HarnessConfigurationError, ToolNameConflictError
-from harness_core.hook_contexts import OnError
-from harness_core.plugins.manager import (
-    DISABLE_ENV,
-    HarnessPluginManager,
-    create_plugin_manager,
-    get_plugin_manager,
+from harness_core.agent.config_inputs import (
+    make_adapter,
+    make_manager,
+    merge_tools,
+    name_set,
+    tool_list,
 )
+from harness_core.agent.prepare import PrepareCall
+from harness_core.agent.tool_context import (
+    OnToolExecutionEnd,
+    context_is_optional,
+    validate_context,
+)
+from harness_core.approval import ApprovalStatus, PermissionMode, ToolApprovalSetting
+from harness_core.errors import HarnessConfigurationError
+from harness_core.hook_contexts import OnError
+from harness_core.mcp import McpServerConfig, split_mcp_name
+from harness_core.plugins.manager import DISABLE_ENV, HarnessPluginManager
 from harness_core.tools.definition import BuiltinTool, HarnessTool
 
-__all__ = ["AgentConfiguration", "PrepareCall", "PrepareCallOptions", "tool_list"]
+__all__ = ["AgentConfig"]
 
 _HARNESS_ID = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 
 
-@attrs.frozen(kw_only=True)
-class PrepareCallOptions:
-    """What ``prepare_call`` receives at the start of every result slice.
+class AgentConfig:
+    """Everything a :class:`~harness_core.agent.harness_agent.HarnessAgent` decided at
+    construction, checked once and read-only afterwards (the agent holds one, by composition).
 
-    Attributes:
-        session: the session the slice runs on.
-        prompt: the prompt text, or ``None`` when a paused turn continues.
-        options: the ``options`` mapping given to ``stream()`` / ``generate()`` / ``continue_*``
-            (the AI SDK's call options), empty when none were given.
-        tools_context: the session's (else the agent's) tools context map.
+    Takes :class:`~harness_core.agent.harness_agent.HarnessAgent`'s keyword arguments, which
+    document each setting.
+
+    Raises:
+        HarnessConfigurationError: an inconsistent configuration; the message names the
+            option and the value: ``active_tools`` with ``inactive_tools``; a filtered name
+            that is no tool; built-in filtering on an adapter with neither native filtering
+            nor built-in approvals; a permission mode other than ``allow-all`` on an adapter
+            without built-in approvals; a bad ``tool_approval`` status or a key that is no
+            host tool; ``tools_context`` when no tool declares a context schema, missing
+            when one requires it (and no ``prepare_call``), or not matching a schema; an
+            unknown harness id; a plugin that failed to register; ``tool_approval``
+            entries while the core ``tool-approval`` plugin is not loaded, or a permission
+            mode other than ``allow-all`` while the core ``permission-mode`` plugin is not
+            loaded (``HARNESS_DISABLE_PLUGINS`` blocks it, say): the setting could not be
+            honoured, so the agent fails closed instead of running tools unasked.
+        ToolNameConflictError: two tools with the same name (both sources named).
     """
 
-    session: HarnessSession
-    prompt: str | None
-    options: Mapping[str, Any]
-    tools_context: Mapping[str, Any]
-
-
-PrepareCall = Callable[[PrepareCallOptions], "Mapping[str, Any] | Awaitable[Mapping[str, Any] | None] | None"]
-"""``prepare_call(options)`` returns the tools context map for this slice (``None`` keeps it)."""
-
-
-def tool_list(tools: object) -> list[HarnessTool]:
-    if tools is None:
-        return []
-    if isinstance(tools, HarnessTool):
-        return [tools]
-    if isinstance(tools, Mapping):
-        out: list[HarnessTool] = []
-        for key, tool in tools.items():
-            if not isinstance(tool, HarnessTool):
-                raise HarnessConfigurationError(
-                    f"tools[{key!r}] must be a HarnessTool made with define_harness_tool, got {type(tool).__name__}"
-                )
-            if key != tool.name:
-                raise HarnessConfigurationError(
-                    f"tools[{key!r}] is the tool named {tool.name!r}; the key must be the tool's name"
-                )
-            out.append(tool)
-        return out
-    if isinstance(tools, Iterable) and not isinstance(tools, str | bytes):
-        items = list(tools)
-        for index, tool in enumerate(items):
-            if not isinstance(tool, HarnessTool):
-                raise HarnessConfigurationError(
-                    f"tools[{index}] must be a HarnessTool made with define_harness_tool, got {type(tool).__name__}"
-                )
-        return items
-    raise HarnessConfigurationError(
-        f"tools must be a mapping of name to HarnessTool or a sequence of HarnessTool, got {type(tools).__name__}"
-    )
-
-
-def _names(value: object, option: str) -> frozenset[str] | None:
-    if value is None:
-        return None
-    if isinstance(value, str) or not isinstance(value, Iterable):
-        raise HarnessConfigurationError(f"{option} must be a list of tool names, got {value!r}")
-    names = list(value)
-    for name in names:
-        if not isinstance(name, str):
-            raise HarnessConfigurationError(f"{option} must contain tool names (strings), got {name!r}")
-    return frozenset(names)
-
-
-class AgentConfiguration:
-    """Construction-time state and checks shared by :class:`~harness_core.agent.harness_agent.HarnessAgent`.
-
-    Not meant to be instantiated on its own; the attributes below are set by
-    ``HarnessAgent.__init__``.
-    """
-
-    _manager: HarnessPluginManager
-    _adapter: Adapter
-    _harness_id: str
-    _builtins: dict[str, BuiltinTool]
-    _host_tools: dict[str, HarnessTool]
-    _permission_mode: PermissionMode
-    _prepare_call: PrepareCall | None
-    _on_tool_execution_end: OnToolExecutionEnd | None
-    _on_error: OnError
-    _tool_timeout: float | None
-    _instructions: str | None
-    _active: frozenset[str] | None
-    _inactive: frozenset[str] | None
-    _tool_approval: dict[str, ToolApprovalSetting]
-    _tools_context: dict[str, Any] | None
-
-    # -- construction helpers --------------------------------------------------------
-
-    @staticmethod
-    def _make_manager(plugins: Sequence[object], manager: HarnessPluginManager | None) -> HarnessPluginManager:
-        if isinstance(plugins, str | bytes) or not isinstance(plugins, Iterable):
-            raise HarnessConfigurationError(f"plugins must be a list of plugin objects, got {type(plugins).__name__}")
-        plugins = list(plugins)
-        if manager is None:
-            if not plugins:
-                return get_plugin_manager()
-            manager = create_plugin_manager()
-        elif not isinstance(manager, HarnessPluginManager):
-            raise HarnessConfigurationError(
-                f"plugin_manager must be a HarnessPluginManager (see create_plugin_manager), got {type(manager).__name__}"
-            )
-        for plugin in plugins:
-            record = manager.register(plugin)
-            if record.status == "failed":
-                raise HarnessConfigurationError(f"plugins: {plugin!r} could not be registered: {record.error}")
-            if record.status == "disabled":
-                raise HarnessConfigurationError(
-                    f"plugins: {plugin!r} is named {record.name!r}, which HARNESS_DISABLE_PLUGINS blocks"
-                )
-        return manager
-
-    def _make_adapter(self, harness: object, options: Mapping[str, Any] | None) -> Adapter:
-        if isinstance(harness, str):
-            factory = self._manager.hooks.adapter_factory(harness)
-            try:
-                adapter = factory(**dict(options or {}))
-            except TypeError as exc:
-                # Name the keys only: values may be secrets (api_key=...).
-                keys = ", ".join(sorted(map(str, options or {}))) or "none"
-                raise HarnessConfigurationError(
-                    f"harness {harness!r}: its adapter factory rejected harness_options (keys: {keys}): {exc}"
-                ) from None
-            if not isinstance(adapter, Adapter):
-                raise HarnessConfigurationError(
-                    f"harness {harness!r}: the adapter factory returned {type(adapter).__name__}, which does not "
-                    "implement the Adapter protocol (harness_id, supports_builtin_approvals, "
-                    "supports_builtin_filtering, start)"
-                )
-            if adapter.harness_id != harness:
-                raise HarnessConfigurationError(
-                    f"harness {harness!r}: the adapter factory returned an adapter for harness {adapter.harness_id!r}"
-                )
-        elif isinstance(harness, Adapter):
-            if options:
-                raise HarnessConfigurationError("harness_options only applies when harness is a harness id")
-            adapter = harness
-        else:
-            raise HarnessConfigurationError(
-                f"harness must be a harness id such as 'builtin' or an Adapter instance, got {type(harness).__name__}"
-            )
-        if not isinstance(adapter.harness_id, str) or _HARNESS_ID.fullmatch(adapter.harness_id) is None:
-            raise HarnessConfigurationError(f"adapter harness_id must be kebab-case, got {adapter.harness_id!r}")
-        return adapter
-
-    def _merge_tools(self, explicit: list[HarnessTool], include_plugin_tools: bool) -> dict[str, HarnessTool]:
-        merged: dict[str, HarnessTool] = {}
-        source: dict[str, str] = {}
-        for tool in explicit:
-            if tool.name in merged:
-                raise ToolNameConflictError(f"tools= lists two tools named {tool.name!r}")
-            merged[tool.name] = tool
-            source[tool.name] = "the tools= argument"
-        if include_plugin_tools:
-            for name, (plugin, tool) in self._manager.hooks.tools().items():
-                if name in merged:
-                    raise ToolNameConflictError(
-                        f"tool {name!r} is given in {source[name]} and contributed by plugin {plugin!r}; rename one, "
-                        "or pass include_plugin_tools=False"
-                    )
-                merged[name] = tool
-                source[name] = f"plugin {plugin!r}"
-        for name in merged:
-            if name in self._builtins:
-                raise ToolNameConflictError(
-                    f"host tool {name!r} (from {source[name]}) has the name of a built-in tool of harness "
-                    f"{self._harness_id!r}; rename the host tool"
-                )
-        return merged
+    def __init__(
+        self,
+        *,
+        harness: str | Adapter,
+        harness_options: Mapping[str, Any] | None = None,
+        tools: Mapping[str, HarnessTool] | Sequence[HarnessTool] | None = None,
+        include_plugin_tools: bool = True,
+        active_tools: Iterable[str] | None = None,
+        inactive_tools: Iterable[str] | None = None,
+        tool_approval: Mapping[str, ToolApprovalSetting] | None = None,
+        permission_mode: PermissionMode | str = PermissionMode.ALLOW_ALL,
+        tools_context: Mapping[str, Any] | None = None,
+        prepare_call: PrepareCall | None = None,
+        instructions: str | None = None,
+        on_tool_execution_end: OnToolExecutionEnd | None = None,
+        on_error: OnError = "return-to-model",
+        tool_timeout: float | None = None,
+        plugins: Sequence[object] = (),
+        plugin_manager: HarnessPluginManager | None = None,
+    ) -> None:
+        self._manager = make_manager(plugins, plugin_manager)
+        hooks = self._manager.hooks
+        self._adapter = make_adapter(self._manager, harness, harness_options)
+        self._harness_id = self._adapter.harness_id
+        self._builtins: dict[str, BuiltinTool] = {tool.name: tool for tool in hooks.builtins(self._harness_id)}
+        self._host_tools = merge_tools(self._manager, self._builtins, self._harness_id, tool_list(tools),
+                                      include_plugin_tools)
+        try:
+            self._permission_mode = PermissionMode.parse(permission_mode)
+        except ValueError as exc:
+            raise HarnessConfigurationError(str(exc)) from None
+        for name, value in (("prepare_call", prepare_call), ("on_tool_execution_end", on_tool_execution_end)):
+            if value is not None and not callable(value):
+                raise HarnessConfigurationError(f"{name} must be callable, got {type(value).__name__}")
+        if on_error not in ("return-to-model", "fail"):
+            raise HarnessConfigurationError(f"on_error must be 'return-to-model' or 'fail', got {on_error!r}")
+        if tool_timeout is not None and (
+            isinstance(tool_timeout, bool) or not isinstance(tool_timeout, int | float) or not tool_timeout > 0
+            or not math.isfinite(tool_timeout)
+        ):
+            raise HarnessConfigurationError(f"tool_timeout must be a positive number of seconds or None, got {tool_timeout!r}")
+        if instructions is not None and not isinstance(instructions, str):
+            raise HarnessConfigurationError(f"instructions must be a string, got {type(instructions).__name__}")
+        self._prepare_call = prepare_call
+        self._on_tool_execution_end = on_tool_execution_end
+        self._on_error: OnError = on_error
+        self._tool_timeout = float(tool_timeout) if tool_timeout is not None else None
+        self._instructions = instructions
+        self._active, self._inactive = self._check_filters(active_tools, inactive_tools)
+        self._check_capabilities()
+        self._tool_approval = self._check_tool_approval(tool_approval)
+        self._check_policy_plugins()
+        self._tools_context = self.check_tools_context(tools_context, where="tools_context", at_construction=True)
 
     def _check_filters(self, active: object, inactive: object) -> tuple[frozenset[str] | None, frozenset[str] | None]:
-        active_names = _names(active, "active_tools")
-        inactive_names = _names(inactive, "inactive_tools")
+        active_names = name_set(active, "active_tools")
+        inactive_names = name_set(inactive, "inactive_tools")
         if active_names is not None and inactive_names is not None:
             raise HarnessConfigurationError("pass either active_tools or inactive_tools, not both")
         known = set(self._builtins) | set(self._host_tools)
+        servers = self.mcp_servers
         for option, names in (("active_tools", active_names), ("inactive_tools", inactive_names)):
-            unknown = sorted((names or frozenset()) - known)
+            unknown = sorted(n for n in (names or frozenset()) - known if not self._is_mcp_name(n))
             if unknown:
+                mcp = ", ".join(f"mcp__{name}" for name in servers) or "none"
                 raise HarnessConfigurationError(
                     f"{option} names {', '.join(map(repr, unknown))}, which {'is' if len(unknown) == 1 else 'are'} "
                     f"no tool of this agent (built-ins of {self._harness_id!r}: "
                     f"{', '.join(sorted(self._builtins)) or 'none'}; host tools: "
-                    f"{', '.join(sorted(self._host_tools)) or 'none'})"
+                    f"{', '.join(sorted(self._host_tools)) or 'none'}; MCP servers: {mcp})"
                 )
         return active_names, inactive_names
 
-    def _user_inactive(self) -> tuple[dict[str, str], dict[str, str]]:
-        """``(host name -> reason, built-in name -> reason)`` from active/inactive_tools."""
+    @property
+    def mcp_servers(self) -> Mapping[str, McpServerConfig]:
+        """The adapter's MCP servers (its optional ``mcp_servers`` attribute), by name."""
+        servers = getattr(self._adapter, "mcp_servers", None)
+        return MappingProxyType(dict(servers)) if isinstance(servers, Mapping) else MappingProxyType({})
+
+    def _is_mcp_name(self, name: str) -> bool:
+        parts = split_mcp_name(name)
+        return parts is not None and parts[0] in self.mcp_servers
+
+    def user_inactive(self) -> tuple[dict[str, str], dict[str, str]]:
+        """``(host name -> reason, runtime-tool name -> reason)`` from active/inactive_tools.
+
+        Runtime tools are the built-ins and the MCP tools the runtime calls itself; an MCP
+        entry may be a server prefix ``mcp__<server>`` covering all of its tools.
+        """
         host: dict[str, str] = {}
         builtin: dict[str, str] = {}
         if self._inactive is not None:
             for name in self._inactive:
-                (builtin if name in self._builtins else host)[name] = "listed in inactive_tools"
+                runtime = name in self._builtins or self._is_mcp_name(name)
+                (builtin if runtime else host)[name] = "listed in inactive_tools"
         if self._active is not None:
             for name in self._host_tools:
                 if name not in self._active:
@@ -242,7 +173,7 @@ class AgentConfiguration:
 
     def _check_capabilities(self) -> None:
         adapter = self._adapter
-        _, builtin_inactive = self._user_inactive()
+        _, builtin_inactive = self.user_inactive()
         if builtin_inactive and not (adapter.supports_builtin_filtering or adapter.supports_builtin_approvals):
             raise HarnessConfigurationError(
                 f"harness {self._harness_id!r} can neither filter its built-in tools natively nor deny them through "
@@ -318,11 +249,11 @@ class AgentConfiguration:
                 "HARNESS_DISABLE_PLUGINS) or use permission_mode='allow-all'"
             )
 
-    def _context_tools(self) -> dict[str, HarnessTool]:
+    def context_tools(self) -> dict[str, HarnessTool]:
         return {name: tool for name, tool in self._host_tools.items() if tool.context_schema is not None}
 
-    def _check_tools_context(self, value: object, *, where: str, at_construction: bool) -> dict[str, Any] | None:
-        context_tools = self._context_tools()
+    def check_tools_context(self, value: object, *, where: str, at_construction: bool) -> dict[str, Any] | None:
+        context_tools = self.context_tools()
         if value is None:
             if at_construction and self._prepare_call is None:
                 missing = sorted(
@@ -364,6 +295,26 @@ class AgentConfiguration:
         return dict(value)
 
     # -- introspection ---------------------------------------------------------------
+
+    @property
+    def prepare_call(self) -> PrepareCall | None:
+        """The ``prepare_call`` hook, or ``None``."""
+        return self._prepare_call
+
+    @property
+    def on_tool_execution_end(self) -> OnToolExecutionEnd | None:
+        """The ``on_tool_execution_end`` callback, or ``None``."""
+        return self._on_tool_execution_end
+
+    @property
+    def on_error(self) -> OnError:
+        """The host-tool error policy."""
+        return self._on_error
+
+    @property
+    def tool_timeout(self) -> float | None:
+        """Seconds before a host tool call becomes an error result, or ``None``."""
+        return self._tool_timeout
 
     @property
     def harness_id(self) -> str:

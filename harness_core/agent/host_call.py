@@ -1,317 +1,286 @@
-"""The host-tool pipeline: look up, filter, validate input, validate context, approve, execute.
+"""The host-call path: one host tool call from the runtime's request to its submitted result.
 
-Every host tool call the runtime makes goes through these stages, in this order:
+Every host tool call (a :class:`~harness_core.adapter.HostToolCall` control event) goes
+through these stages, in this order, all in this module:
 
-1. **lookup**: an unknown tool name gets an error result (``tool-error``);
-2. **filter**: an inactive tool gets an ``execution-denied`` result naming the tool and
-   the filter (``active_tools``, ``inactive_tools`` or a ``harness_filter_tools`` policy);
-3. **input**: ``tool.validate()``; a :class:`~harness_core.errors.ToolInputError` becomes a
-   ``tool-error`` and an error result listing the problems (the model can fix them);
-4. **context**: the tool's ``context_schema`` validates its entry of ``tools_context``
-   (or of ``prepare_call``'s result); failure gives a *generic* error to the runtime and
-   in the parts; the detailed error only reaches ``on_tool_execution_end``;
-5. **approval**: ``harness_approve_call`` (the ``tool_approval`` policy and any other
-   policy); denied gives ``execution-denied``; user-approval pauses the turn;
-6. **client-side**: a tool without ``execute`` pauses the turn until the host supplies
-   the result;
-7. **execute**: ``harness_execute_tool`` (wrappers included), with the restricted sandbox
-   view in :attr:`~harness_core.tools.definition.ToolContext.sandbox`.
+1. **announce**: the ``tool-call`` part (the core emits it; the adapter never does);
+2. **decide** (:meth:`HostCallPath.decide`, giving a typed
+   :data:`~harness_core.agent.outcome.Outcome`): unknown tool → error result; inactive tool
+   (``active_tools``, ``inactive_tools`` or a ``harness_filter_tools`` policy) →
+   ``execution-denied``; ``tool.validate()`` failure → error result listing the problems;
+   tool context invalid → a *generic* error (the detail goes to ``on_tool_execution_end``
+   only); ``harness_approve_call`` → denied, user-approval (pause) or approved; a tool
+   without ``execute`` → client-side (pause until the host supplies the result);
+3. **emit** the parts the outcome calls for (``tool-error``, ``tool-output-denied``,
+   ``tool-approval-request``);
+4. **run** through ``harness_execute_tool`` (wrappers included), scheduled so read-only calls
+   run in parallel and any other call alone, with the restricted sandbox view;
+5. **submit** the result to the runtime (``submit_tool_result``) and report the execution to
+   ``on_tool_execution_end``.
 
-The driver (:mod:`harness_core.agent.runner`) emits the parts and submits results; this module
-only decides and executes.
+A continued turn enters at stage 4 (a person approved; the input is validated again) or
+at stage 5 (a client-side result).
 """
 
 from __future__ import annotations
 
-import inspect
-import logging
+import json
 import time
-from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 import attrs
 import pydantic
 
-from harness_core.approval import (
-    ApprovalContext,
-    ApprovalDecision,
-    ApprovalStatus,
-    PermissionMode,
-    ToolApprovalSetting,
+from harness_core.agent.call_settings import CallSettings, unknown_resources
+from harness_core.agent.outcome import Ask, ClientSide, Denied, Outcome, Rejected, Run
+from harness_core.agent.slice_services import SliceServices
+from harness_core.agent.state import DecidedCall, PendingApprovalState, PendingToolCallState
+from harness_core.agent.tool_context import (
+    CONTEXT_ERROR_MESSAGE,
+    ToolExecutionEnd,
+    validate_context,
 )
+from harness_core.agent.turn_record import TurnRecord
+from harness_core.approval import ApprovalDecision, ApprovalStatus
 from harness_core.errors import ToolInputError
-from harness_core.hook_contexts import ExecutionContext, OnError
-from harness_core.plugins.manager import HookFacade
-from harness_core.sandbox import SandboxView
-from harness_core.tools.definition import BuiltinTool, HarnessTool, ToolCall, ToolContext
-from harness_core.tools.output import ToolOutput
+from harness_core.execution import ToolExecutionError
+from harness_core.hook_contexts import ExecutionContext
+from harness_core.parts.models import (
+    ToolApprovalRequestPart,
+    ToolCallPart,
+    ToolErrorPart,
+    ToolOutputDeniedPart,
+    ToolResultPart,
+    with_native_tool_name,
+)
+from harness_core.tools.definition import HarnessTool, ToolCall, ToolContext
+from harness_core.tools.output import ToolOutput, normalize_output
 
-__all__ = [
-    "CONTEXT_ERROR_MESSAGE",
-    "HostCallSetup",
-    "Outcome",
-    "ToolExecutionEnd",
-    "context_is_optional",
-    "validate_context",
-]
-
-logger = logging.getLogger("harness_core")
-
-CONTEXT_ERROR_MESSAGE = "Tool context validation failed: the host could not provide a valid context for tool {name!r}; the call was not executed."
-"""The generic message the runtime and the parts get for missing or invalid tool context."""
+__all__ = ["HostCallPath", "call_part", "decode_input", "normalize_continuation", "result_part"]
 
 
-@attrs.frozen(kw_only=True)
-class ToolExecutionEnd:
-    """What ``on_tool_execution_end`` receives after a host tool call reached its result.
-
-    Called for executed calls (successful or not) and for calls rejected before
-    execution by input or context validation; not for denied or client-side calls.
-
-    Attributes:
-        call: the call (``call.input`` is the validated input when validation passed).
-        tool: the host tool.
-        session_id: the session.
-        output: what the runtime received.
-        error: the detailed error: a :class:`~harness_core.errors.ToolInputError`, a
-            :class:`pydantic.ValidationError` or ``LookupError`` for context problems (the
-            runtime only saw a generic message), the exception ``execute`` (or
-            ``to_model_output``) raised, or the ``TimeoutError`` of ``tool_timeout``;
-            ``None`` when the call succeeded.
-        context: the validated context the tool ran with, or ``None``.
-        duration: seconds spent executing (0 for calls rejected before execution).
-        tools_context: the tools context map in effect for the call (host-only).
-    """
-
-    call: ToolCall
-    tool: HarnessTool
-    session_id: str
-    output: ToolOutput
-    error: BaseException | None = None
-    context: Any = None
-    duration: float = 0.0
-    tools_context: Mapping[str, Any] = attrs.field(factory=dict)
+def decode_input(raw: Any) -> Any:
+    """Decode tool input sent as a JSON string (for display in parts); other values pass through."""
+    if isinstance(raw, str):
+        try:
+            return json.loads(raw)
+        except ValueError:
+            return raw
+    return raw
 
 
-OnToolExecutionEnd = Callable[[ToolExecutionEnd], "Awaitable[None] | None"]
-
-
-def context_is_optional(schema: type[pydantic.BaseModel]) -> bool:
-    """True when every field of ``schema`` has a default (the context may be omitted)."""
-    return all(not field.is_required() for field in schema.model_fields.values())
-
-
-def validate_context(tool: HarnessTool, contexts: Mapping[str, Any]) -> Any:
-    """The validated context for ``tool`` from a ``tools_context`` map.
-
-    Returns:
-        ``None`` for tools without ``context_schema``; else a model instance.
-
-    Raises:
-        LookupError: the map has no entry for a tool whose context is required.
-        pydantic.ValidationError: the entry does not match the schema.
-    """
-    schema = tool.context_schema
-    if schema is None:
-        return None
-    if tool.name not in contexts or contexts[tool.name] is None:
-        if context_is_optional(schema):
-            return schema()
-        raise LookupError(f"tools_context has no entry for tool {tool.name!r}, whose context_schema requires one")
-    value = contexts[tool.name]
-    if isinstance(value, schema):
-        return value
-    if isinstance(value, pydantic.BaseModel):
-        value = value.model_dump()
-    return schema.model_validate(value)
-
-
-@attrs.frozen(kw_only=True)
-class Outcome:
-    """The pipeline's verdict on a host call before execution.
-
-    Attributes:
-        kind: ``reject-error`` (tool-error + error result), ``reject-denied``
-            (execution-denied), ``ask`` (user-approval), ``client`` (client-side: wait for
-            the host), ``run`` (execute now).
-        output: for rejections, the result to submit.
-        message: for rejections, the message for the part (error or denial reason).
-        detail: the detailed error for ``on_tool_execution_end``.
-        validated: the validated input (for ``ask``, ``client``, ``run``).
-        context: the validated context (for ``ask``, ``run``).
-        decision: the merged approval decision, when approval ran.
-    """
-
-    kind: str
-    output: ToolOutput | None = None
-    message: str | None = None
-    detail: BaseException | None = None
-    validated: Any = None
-    context: Any = None
-    decision: ApprovalDecision | None = None
-
-
-def denied_output(reason: str | None) -> ToolOutput:
-    """The ``execution-denied`` result the runtime receives."""
-    return ToolOutput(f"Execution denied: {reason}" if reason else "Execution denied", is_error=True)
-
-
-def _unknown_resources(what: str, exc: Exception) -> ApprovalDecision:
-    """The denial for a call whose ``resources`` mapping raised: unknown reach is unsafe."""
-    return ApprovalDecision(
-        ApprovalStatus.DENIED,
-        f"could not tell what {what} touches ({type(exc).__name__}: {exc}); denied for safety",
-        plugin="harness-core",
+def call_part(call: ToolCall, harness_id: str, *, provider_executed: bool, dynamic: bool = False) -> ToolCallPart:
+    """The ``tool-call`` part announcing ``call``."""
+    return ToolCallPart(
+        tool_call_id=call.tool_call_id,
+        tool_name=call.tool_name,
+        input=call.input,
+        provider_executed=provider_executed or None,
+        dynamic=dynamic or call.dynamic or None,
+        provider_metadata=with_native_tool_name(call.provider_metadata, harness_id, call.tool_name,
+                                                call.native_tool_name),
     )
 
 
-@attrs.frozen(kw_only=True)
-class HostCallSetup:
-    """Everything the pipeline needs for one session's host calls.
+def result_part(call: ToolCall, output: ToolOutput) -> ToolResultPart | ToolErrorPart:
+    """The final result part of a host call that produced ``output``."""
+    if output.is_error:
+        return ToolErrorPart(tool_call_id=call.tool_call_id, tool_name=call.tool_name, input=call.input,
+                             error=output.content)
+    value = output.value if output.value is not None else output.content
+    return ToolResultPart(tool_call_id=call.tool_call_id, tool_name=call.tool_name, input=call.input, output=value)
 
-    Attributes:
-        hooks: the agent's hook facade.
-        harness_id / session_id / permission_mode / workspace_root: for approval contexts.
-        tools: host tools by name (active and inactive).
-        inactive: inactive host tool names, each with the reason (which filter).
-        tool_approval: the agent's ``tool_approval`` settings.
-        on_error / timeout: execution policy.
-        sandbox: the restricted sandbox view handed to tools, or ``None``.
-        on_end: the ``on_tool_execution_end`` callback, or ``None``.
+
+def _pending_metadata(call: ToolCall) -> dict[str, dict[str, Any]]:
+    return {k: dict(v) for k, v in call.provider_metadata.items()}
+
+
+class HostCallPath:
+    """Host tool calls of one result slice (see the module docs).
+
+    Args:
+        settings: the session's call settings.
+        services: the slice's emit/spawn/fail/scheduler and tools context.
     """
 
-    hooks: HookFacade
-    harness_id: str
-    session_id: str
-    permission_mode: PermissionMode
-    workspace_root: str | None
-    tools: Mapping[str, HarnessTool]
-    inactive: Mapping[str, str]
-    tool_approval: Mapping[str, ToolApprovalSetting]
-    on_error: OnError = "return-to-model"
-    timeout: float | None = None
-    sandbox: SandboxView | None = None
-    on_end: OnToolExecutionEnd | None = None
+    def __init__(self, settings: CallSettings, services: SliceServices) -> None:
+        self._settings = settings
+        self._services = services
 
-    def approval_context(self, tool: HarnessTool | BuiltinTool | None, resources: Any) -> ApprovalContext:
-        """The :class:`ApprovalContext` for one call."""
-        return ApprovalContext(
-            harness_id=self.harness_id,
-            session_id=self.session_id,
-            permission_mode=self.permission_mode,
-            tool=tool,
-            resources=resources,
-            workspace_root=self.workspace_root,
-            tool_approval=self.tool_approval,
-        )
+    # -- entry points --------------------------------------------------------------------
 
-    def decide_builtin(self, call: ToolCall, tool: BuiltinTool | None) -> ApprovalDecision:
-        """Merge every policy's decision on a built-in call."""
-        try:
-            resources = tool.resources_for(call.input) if tool is not None and isinstance(call.input, Mapping) else None
-        except Exception as exc:
-            return _unknown_resources(f"built-in {call.tool_name!r}", exc)
-        return self.hooks.approve_call(call, self.approval_context(tool, resources))
+    async def on_call(self, turn: TurnRecord, call: ToolCall) -> None:
+        """A :class:`~harness_core.adapter.HostToolCall` arrived: announce, decide, act."""
+        call = attrs.evolve(call, input=decode_input(call.input), provider_executed=False)
+        tool = self._settings.tools.get(call.tool_name)
+        self._services.emit(call_part(call, self._settings.harness_id, provider_executed=False,
+                                      dynamic=tool is None))
+        decided = turn.decided.get(call.tool_call_id)
+        if decided is not None and decided.status == "denied":
+            await self._deny(turn, call, decided.reason)
+            return
+        # A call approved earlier (the runtime repeated it after a restore) is not asked again.
+        await self._act(turn, call, tool, self.decide(call, approve=decided is None))
 
-    def check(self, call: ToolCall, contexts: Mapping[str, Any], *, approve: bool = True) -> Outcome:
-        """Run stages 1-6 for a host call; ``approve=False`` skips approval (already approved)."""
-        tool = self.tools.get(call.tool_name)
+    async def on_approval(self, turn: TurnRecord, pending: PendingApprovalState, approved: bool,
+                          reason: str | None) -> None:
+        """A person answered the approval request of a host call."""
+        call = ToolCall(tool_call_id=pending.tool_call_id, tool_name=pending.tool_name, input=pending.input,
+                        native_tool_name=pending.native_tool_name, provider_metadata=pending.provider_metadata)
+        if not approved:
+            await self._deny(turn, call, reason, pending.approval_id)
+            return
+        turn.decided[call.tool_call_id] = DecidedCall(status="approved", reason=reason,
+                                                      approval_id=pending.approval_id)
+        await self._act(turn, call, self._settings.tools.get(call.tool_name), self.decide(call, approve=False))
+
+    async def on_client_result(self, turn: TurnRecord, pending: PendingToolCallState, output: ToolOutput,
+                               shown: Any) -> None:
+        """The host supplied a client-side tool's result: emit it and submit it."""
+        call = ToolCall(tool_call_id=pending.tool_call_id, tool_name=pending.tool_name, input=pending.input,
+                        native_tool_name=pending.native_tool_name)
+        if output.is_error:
+            self._services.emit(ToolErrorPart(tool_call_id=call.tool_call_id, tool_name=call.tool_name,
+                                              input=call.input, error=output.content))
+        else:
+            self._services.emit(ToolResultPart(tool_call_id=call.tool_call_id, tool_name=call.tool_name,
+                                               input=call.input, output=shown))
+        await turn.adapter_turn.submit_tool_result(call.tool_call_id, output)
+
+    # -- decide --------------------------------------------------------------------------
+
+    def decide(self, call: ToolCall, *, approve: bool = True) -> Outcome:
+        """Stage 2 for ``call``; ``approve=False`` skips the approval hook (a person approved)."""
+        settings = self._settings
+        tool = settings.tools.get(call.tool_name)
         if tool is None:
-            known = ", ".join(sorted(self.tools)) or "none"
-            message = f"Unknown tool {call.tool_name!r}: the host has no such tool (host tools: {known})."
-            return Outcome(kind="reject-error", output=ToolOutput(message, is_error=True), message=message)
-        if tool.name in self.inactive:
-            reason = f"tool {tool.name!r} is inactive ({self.inactive[tool.name]}) and may not be called"
-            return Outcome(kind="reject-denied", output=denied_output(reason), message=reason)
+            known = ", ".join(sorted(settings.tools)) or "none"
+            return Rejected(message=f"Unknown tool {call.tool_name!r}: the host has no such tool (host tools: {known}).")
+        if tool.name in settings.inactive:
+            return Denied(reason=f"tool {tool.name!r} is inactive ({settings.inactive[tool.name]}) and may not be called")
         try:
             validated = tool.validate(call.input)
         except ToolInputError as exc:
-            message = str(exc)
-            return Outcome(kind="reject-error", output=ToolOutput(message, is_error=True), message=message, detail=exc)
+            return Rejected(message=str(exc), detail=exc)
         try:
-            context = validate_context(tool, contexts)
+            context = validate_context(tool, self._services.tools_context)
         except (LookupError, pydantic.ValidationError) as exc:
-            message = CONTEXT_ERROR_MESSAGE.format(name=tool.name)
-            return Outcome(kind="reject-error", output=ToolOutput(message, is_error=True), message=message,
-                           detail=exc, validated=validated)
-        decision: ApprovalDecision | None = None
+            return Rejected(message=CONTEXT_ERROR_MESSAGE.format(name=tool.name), detail=exc, validated=validated)
         if approve:
-            checked = attrs.evolve(call, input=validated)
-            try:
-                resources = tool.resources_for(validated)
-            except Exception as exc:
-                decision = _unknown_resources(f"tool {tool.name!r}", exc)
-            else:
-                decision = self.hooks.approve_call(checked, self.approval_context(tool, resources))
+            decision = self._approve(attrs.evolve(call, input=validated), tool)
             if decision.status is ApprovalStatus.DENIED:
-                return Outcome(kind="reject-denied", output=denied_output(decision.reason), message=decision.reason,
-                               decision=decision, validated=validated)
+                return Denied(reason=decision.reason, decision=decision)
             if decision.status is ApprovalStatus.USER_APPROVAL:
-                return Outcome(kind="ask", validated=validated, context=context, decision=decision)
+                return Ask(validated=validated, context=context, decision=decision)
         if tool.client_side:
-            return Outcome(kind="client", validated=validated, context=context, decision=decision)
-        return Outcome(kind="run", validated=validated, context=context, decision=decision)
+            return ClientSide(validated=validated)
+        return Run(validated=validated, context=context)
 
-    async def execute(
-        self,
-        call: ToolCall,
-        tool: HarnessTool,
-        validated: Any,
-        context: Any,
-        on_preliminary: Callable[[Any], None],
-    ) -> tuple[ToolOutput, BaseException | None, float]:
-        """Run one approved call through ``harness_execute_tool``.
-
-        Returns:
-            ``(output, error, seconds)``; ``error`` is the exception behind an error
-            result: the one ``execute`` (or ``to_model_output``) raised, the
-            ``TimeoutError`` of a timeout (both carried by
-            :attr:`~harness_core.tools.output.ToolOutput.exception`, which is stripped from
-            ``output``), or one a wrapper or the hook machinery raised; else ``None``.
-
-        Raises:
-            ToolExecutionError: ``on_error="fail"`` and ``execute`` raised.
-        """
-        from harness_core.execution import ToolExecutionError
-
-        tool_context = ToolContext(
-            tool_call_id=call.tool_call_id,
-            tool_name=tool.name,
-            session_id=self.session_id,
-            harness_id=self.harness_id,
-            sandbox=self.sandbox,
-            context=context,
-        )
-        execution = ExecutionContext(
-            tool=tool, tool_context=tool_context, on_error=self.on_error,
-            on_preliminary=on_preliminary, timeout=self.timeout,
-        )
-        started = time.monotonic()
-        error: BaseException | None = None
+    def _approve(self, call: ToolCall, tool: HarnessTool) -> ApprovalDecision:
         try:
-            output = await self.hooks.execute_tool(attrs.evolve(call, input=validated), execution)
-        except ToolExecutionError:
-            raise
+            resources = tool.resources_for(call.input)
         except Exception as exc:
-            if self.on_error == "fail":
-                raise ToolExecutionError(tool.name, call.tool_call_id, exc) from exc
-            error = exc
-            output = ToolOutput(f"Error: {type(exc).__name__}: {exc}", is_error=True)
-        if output.exception is not None:
+            return unknown_resources(f"tool {tool.name!r}", exc)
+        return self._settings.hooks.approve_call(call, self._settings.approval_context(tool, resources))
+
+    # -- emit ----------------------------------------------------------------------------
+
+    async def _act(self, turn: TurnRecord, call: ToolCall, tool: HarnessTool | None, outcome: Outcome) -> None:
+        if isinstance(outcome, Rejected):
+            self._services.emit(ToolErrorPart(tool_call_id=call.tool_call_id, tool_name=call.tool_name,
+                                              input=call.input, error=outcome.message))
+            output = outcome.output
+            await turn.adapter_turn.submit_tool_result(call.tool_call_id, output)
+            if tool is not None and outcome.detail is not None:
+                validated = outcome.validated if outcome.validated is not None else call.input
+                await self._settings.notify_end(ToolExecutionEnd(
+                    call=attrs.evolve(call, input=validated), tool=tool, session_id=self._settings.session_id,
+                    output=output, error=outcome.detail, tools_context=self._services.tools_context,
+                ))
+        elif isinstance(outcome, Denied):
+            await self._deny(turn, call, outcome.reason)
+        elif isinstance(outcome, Ask):
+            approval_id = f"approval-{call.tool_call_id}"
+            turn.pending_approvals[approval_id] = PendingApprovalState(
+                approval_id=approval_id, kind="host", tool_call_id=call.tool_call_id, tool_name=call.tool_name,
+                input=call.input, native_tool_name=call.native_tool_name, provider_metadata=_pending_metadata(call),
+            )
+            self._services.emit(ToolApprovalRequestPart(
+                approval_id=approval_id, tool_call=call_part(call, self._settings.harness_id, provider_executed=False)))
+        elif isinstance(outcome, ClientSide):
+            turn.pending_results[call.tool_call_id] = PendingToolCallState(
+                tool_call_id=call.tool_call_id, tool_name=call.tool_name, input=call.input,
+                native_tool_name=call.native_tool_name, provider_metadata=_pending_metadata(call),
+            )
+        else:
+            assert tool is not None
+            run_tool, validated, context = tool, outcome.validated, outcome.context
+
+            async def execute() -> None:
+                await self._run(turn, call, run_tool, validated, context)
+
+            self._services.spawn(execute)
+
+    async def _deny(self, turn: TurnRecord, call: ToolCall, reason: str | None, approval_id: str | None = None) -> None:
+        turn.decided[call.tool_call_id] = DecidedCall(status="denied", reason=reason, approval_id=approval_id)
+        denial = Denied(reason=reason)
+        self._services.emit(ToolOutputDeniedPart(tool_call_id=call.tool_call_id, tool_name=call.tool_name,
+                                                 reason=reason))
+        await turn.adapter_turn.submit_tool_result(call.tool_call_id, denial.output)
+
+    # -- run and submit ------------------------------------------------------------------
+
+    async def _run(self, turn: TurnRecord, call: ToolCall, tool: HarnessTool, validated: Any, context: Any) -> None:
+        settings, services = self._settings, self._services
+
+        def preliminary(value: Any) -> None:
+            services.emit(ToolResultPart(tool_call_id=call.tool_call_id, tool_name=call.tool_name, input=call.input,
+                                         output=value, preliminary=True))
+
+        execution = ExecutionContext(
+            tool=tool,
+            tool_context=ToolContext(tool_call_id=call.tool_call_id, tool_name=tool.name,
+                                     session_id=settings.session_id, harness_id=settings.harness_id,
+                                     sandbox=settings.sandbox, context=context),
+            on_error=settings.on_error, on_preliminary=preliminary, timeout=settings.timeout,
+        )
+        async with services.scheduler.slot(read_only=tool.read_only):
+            started = time.monotonic()
+            try:
+                output = await settings.hooks.execute_tool(attrs.evolve(call, input=validated), execution)
+            except ToolExecutionError as exc:
+                services.emit(ToolErrorPart(tool_call_id=call.tool_call_id, tool_name=call.tool_name,
+                                            input=call.input, error=str(exc)))
+                await settings.notify_end(ToolExecutionEnd(
+                    call=attrs.evolve(call, input=validated), tool=tool, session_id=settings.session_id,
+                    output=ToolOutput(str(exc), is_error=True), error=exc.__cause__ or exc, context=context,
+                    duration=time.monotonic() - started, tools_context=services.tools_context,
+                ))
+                services.fail(str(exc))
+                return
+            seconds = time.monotonic() - started
+        error = output.exception
+        if error is not None:
             # The executor turned a raise (or timeout) into this error result: the callback
             # gets the exception; the runtime gets the result without it.
-            error = error or output.exception
             output = attrs.evolve(output, exception=None)
-        return output, error, time.monotonic() - started
-
-    async def notify_end(self, event: ToolExecutionEnd) -> None:
-        """Call ``on_tool_execution_end``; a failing callback is logged, never fatal."""
-        if self.on_end is None:
-            return
+        services.emit(result_part(call, output))
         try:
-            result = self.on_end(event)
-            if inspect.isawaitable(result):
-                await result
-        except Exception:
-            logger.exception("on_tool_execution_end raised for tool %r (call %s)", event.tool.name,
-                             event.call.tool_call_id)
+            await turn.adapter_turn.submit_tool_result(call.tool_call_id, output)
+        except Exception as exc:
+            services.fail(f"harness {settings.harness_id!r} rejected the result of call {call.tool_call_id}: "
+                          f"{type(exc).__name__}: {exc}")
+            return
+        await settings.notify_end(ToolExecutionEnd(
+            call=attrs.evolve(call, input=validated), tool=tool, session_id=settings.session_id, output=output,
+            error=error, context=context, duration=seconds, tools_context=services.tools_context,
+        ))
+
+
+def normalize_continuation(output: Any, is_error: bool) -> ToolOutput:
+    """The :class:`ToolOutput` a client-side result continuation submits."""
+    result = output if isinstance(output, ToolOutput) else normalize_output(output)
+    if is_error and not result.is_error:
+        result = attrs.evolve(result, is_error=True)
+    return result
+

@@ -278,8 +278,8 @@ class StreamResult:
         """The reason given to :meth:`abort`, if any."""
         return self._abort_reason
 
-    def _on_abort(self, callback: Callable[[], None]) -> Callable[[], None]:
-        """Register ``callback`` to run on :meth:`abort` (the driver's hook); returns an unregister function."""
+    def on_abort(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Register ``callback`` to run on :meth:`abort` (the turn runner's hook); returns an unregister function."""
         self._abort_callbacks.append(callback)
         if self._abort_requested:
             callback()
@@ -289,6 +289,10 @@ class StreamResult:
                 self._abort_callbacks.remove(callback)
 
         return remove
+
+    def bind_tools_context(self, tools_context: Mapping[str, Any]) -> None:
+        """Record the tools context in effect for this slice (set once, when the slice starts)."""
+        self._tools_context = tools_context
 
     # -- streaming ---------------------------------------------------------------------
 

@@ -20,23 +20,15 @@ destroy themselves on exit::
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import Mapping
 from types import MappingProxyType, TracebackType
 from typing import TYPE_CHECKING, Any
 
-import attrs
-
-from harness_core.adapter import AdapterSession, AdapterTurn, BuiltinFilter
-from harness_core.agent.answers import TurnState
-from harness_core.agent.host_call import HostCallSetup
-from harness_core.agent.state import (
-    STATE_VERSION,
-    DecidedCall,
-    PendingApprovalState,
-    PendingToolCallState,
-)
+from harness_core.adapter import AdapterSession, BuiltinFilter
+from harness_core.agent.session_control import SessionControl
+from harness_core.agent.state import STATE_VERSION, PendingApprovalState, PendingToolCallState
+from harness_core.agent.turn_state import TurnState
 from harness_core.errors import TurnStateError
-from harness_core.hook_contexts import ProjectionContext
 from harness_core.sandbox import Sandbox
 
 if TYPE_CHECKING:
@@ -46,44 +38,6 @@ if TYPE_CHECKING:
 __all__ = ["HarnessSession"]
 
 logger = logging.getLogger("harness_core")
-
-
-@attrs.define(kw_only=True)
-class TurnRecord:
-    """The unfinished turn of a session (internal; survives across result slices).
-
-    Attributes:
-        adapter_turn: the adapter's turn handle.
-        projection: the per-turn projection context.
-        pending_approvals: approval id -> call waiting for a person.
-        pending_results: call id -> client-side call waiting for its result.
-        decided: call id -> decision already taken in this turn.
-        seen_calls: call ids whose ``tool-call`` part was emitted.
-        finished_calls: call ids whose final result part was emitted.
-    """
-
-    adapter_turn: AdapterTurn
-    projection: ProjectionContext
-    pending_approvals: dict[str, PendingApprovalState] = attrs.field(factory=dict)
-    pending_results: dict[str, PendingToolCallState] = attrs.field(factory=dict)
-    decided: dict[str, DecidedCall] = attrs.field(factory=dict)
-    seen_calls: set[str] = attrs.field(factory=set)
-    finished_calls: set[str] = attrs.field(factory=set)
-    _events: AsyncIterator[object] | None = None
-
-    def events(self) -> AsyncIterator[object]:
-        """The adapter turn's event iterator, created once and read across slices."""
-        if self._events is None:
-            self._events = aiter(self.adapter_turn.events())
-        return self._events
-
-    def waiting_for_user(self) -> bool:
-        """True while an approval or a client-side result is outstanding."""
-        return bool(self.pending_approvals or self.pending_results)
-
-    def pause_state(self) -> TurnState:
-        """``awaiting-approval`` while any approval is pending, else ``awaiting-tool-result``."""
-        return TurnState.AWAITING_APPROVAL if self.pending_approvals else TurnState.AWAITING_TOOL_RESULT
 
 
 class HarnessSession:
@@ -100,36 +54,27 @@ class HarnessSession:
         *,
         agent: HarnessAgent,
         session_id: str,
-        adapter_session: AdapterSession,
+        control: SessionControl,
         sandbox: Sandbox | None,
         tools_context: Mapping[str, Any] | None,
-        setup: HostCallSetup,
-        inactive_builtins: Mapping[str, str],
-        builtin_allowlist: frozenset[str] | None,
         builtin_filter: BuiltinFilter | None,
         builtin_approvals: bool,
     ) -> None:
         self.agent = agent
         self.session_id = session_id
         self.sandbox = sandbox
-        self._adapter_session = adapter_session
+        self.control = control
+        """The live turn state shared with the agent and the turn runner (read it, don't write it)."""
         self._tools_context = tools_context
-        self._setup = setup
-        self._inactive_builtins = dict(inactive_builtins)
-        self._builtin_allowlist = builtin_allowlist
         self._builtin_filter = builtin_filter
         self._builtin_approvals = builtin_approvals
-        self._state = TurnState.IDLE
-        self._turn: TurnRecord | None = None
-        self._active: StreamResult | None = None
-        self._closed: str | None = None
 
     # -- introspection ---------------------------------------------------------------
 
     @property
     def state(self) -> TurnState:
         """The turn state: idle, running, awaiting-approval, awaiting-tool-result or suspended."""
-        return self._state
+        return self.control.state
 
     @property
     def harness_id(self) -> str:
@@ -139,12 +84,12 @@ class HarnessSession:
     @property
     def destroyed(self) -> bool:
         """True after :meth:`destroy`."""
-        return self._closed == "destroyed"
+        return self.control.closed == "destroyed"
 
     @property
     def closed(self) -> bool:
         """True after :meth:`stop` or :meth:`destroy` (the session refuses turns)."""
-        return self._closed is not None
+        return self.control.closed is not None
 
     @property
     def tools_context(self) -> Mapping[str, Any]:
@@ -165,71 +110,74 @@ class HarnessSession:
     @property
     def inactive_tools(self) -> frozenset[str]:
         """Names (host and built-in) the runtime may not call in this session."""
-        return frozenset(self._inactive_builtins) | frozenset(self._setup.inactive)
+        settings = self.control.settings
+        return frozenset(settings.inactive_builtins) | frozenset(settings.inactive)
 
     @property
     def adapter_session(self) -> AdapterSession:
         """The adapter's session object (for adapter-specific features)."""
-        return self._adapter_session
+        return self.control.adapter_session
 
     @property
     def pending_approvals(self) -> Mapping[str, PendingApprovalState]:
         """Approval id -> call waiting for a decision (read-only)."""
-        return MappingProxyType(dict(self._turn.pending_approvals if self._turn else {}))
+        return MappingProxyType(dict(self.control.turn.pending_approvals if self.control.turn else {}))
 
     @property
     def pending_tool_calls(self) -> Mapping[str, PendingToolCallState]:
         """Call id -> client-side call waiting for its result (read-only)."""
-        return MappingProxyType(dict(self._turn.pending_results if self._turn else {}))
+        return MappingProxyType(dict(self.control.turn.pending_results if self.control.turn else {}))
 
     def has_unfinished_turn(self) -> bool:
         """True while a turn is running, paused or suspended."""
-        return self._state is not TurnState.IDLE
+        return self.control.state is not TurnState.IDLE
 
     def builtin_inactive_reason(self, name: str) -> str | None:
         """Why the built-in ``name`` may not run in this session, or ``None`` when it may."""
-        if name in self._inactive_builtins:
-            return self._inactive_builtins[name]
-        if self._builtin_allowlist is not None and name not in self._builtin_allowlist:
-            return "not in active_tools"
-        return None
+        return self.control.settings.builtin_inactive_reason(name)
+
+    @property
+    def contract_violations(self) -> tuple[str, ...]:
+        """Adapter contract violations seen in this session (duplicated or missing parts).
+
+        Empty for an adapter that follows docs/adapters.md; the conformance suite asserts it.
+        Each is also logged as an error on the ``harness_core.contract`` logger.
+        """
+        return tuple(self.control.violations)
 
     def __repr__(self) -> str:
-        return f"<HarnessSession {self.session_id!r} harness={self.harness_id!r} state={self._state.value}>"
+        return f"<HarnessSession {self.session_id!r} harness={self.harness_id!r} state={self.control.state.value}>"
 
     # -- state checks (used by the agent) ----------------------------------------------
 
-    def _check_open(self) -> None:
-        if self._closed is not None:
-            raise TurnStateError(f"session {self.session_id!r} was {self._closed} and refuses further turns")
+    def check_open(self) -> None:
+        if self.control.closed is not None:
+            raise TurnStateError(f"session {self.session_id!r} was {self.control.closed} and refuses further turns")
 
-    def _check_can_prompt(self) -> None:
-        self._check_open()
-        if self._state is TurnState.SUSPENDED:
+    def check_can_prompt(self) -> None:
+        self.check_open()
+        if self.control.state is TurnState.SUSPENDED:
             raise TurnStateError(
                 f"session {self.session_id!r} suspended its unfinished turn; continue it with "
                 "agent.create_session(continue_from=state)"
             )
-        if self._state is not TurnState.IDLE or self._active is not None:
+        if self.control.state is not TurnState.IDLE or self.control.active is not None:
             raise TurnStateError(
-                f"session {self.session_id!r} has an unfinished turn ({self._state.value}); continue it with "
+                f"session {self.session_id!r} has an unfinished turn ({self.control.state.value}); continue it with "
                 "continue_stream()/continue_generate(), or abort it with session.abort_turn(), before a new prompt"
             )
 
-    def _check_can_continue(self) -> None:
-        self._check_open()
-        if self._state is TurnState.SUSPENDED:
+    def check_can_continue(self) -> None:
+        self.check_open()
+        if self.control.state is TurnState.SUSPENDED:
             raise TurnStateError(
                 f"session {self.session_id!r} suspended its turn; continue it in a session created with "
                 "agent.create_session(continue_from=state)"
             )
-        if self._active is not None or self._state is TurnState.RUNNING:
+        if self.control.active is not None or self.control.state is TurnState.RUNNING:
             raise TurnStateError(f"session {self.session_id!r} is running a turn; wait for its result slice to finish")
-        if not self._state.paused or self._turn is None:
-            raise TurnStateError(f"session {self.session_id!r} has no paused turn to continue (state: {self._state.value})")
-
-    def _set_state(self, state: TurnState) -> None:
-        self._state = state
+        if not self.control.state.paused or self.control.turn is None:
+            raise TurnStateError(f"session {self.session_id!r} has no paused turn to continue (state: {self.control.state.value})")
 
     # -- lifecycle ---------------------------------------------------------------------
 
@@ -247,27 +195,27 @@ class HarnessSession:
             TurnStateError: the session is closed, or its turn is not paused.
             HarnessCapabilityUnsupportedError: the runtime cannot suspend a turn.
         """
-        self._check_open()
-        if self._active is not None or not self._state.paused or self._turn is None:
+        self.check_open()
+        if self.control.active is not None or not self.control.state.paused or self.control.turn is None:
             raise TurnStateError(
                 f"session {self.session_id!r} can only suspend a paused turn (awaiting-approval or "
-                f"awaiting-tool-result); its state is {self._state.value}"
+                f"awaiting-tool-result); its state is {self.control.state.value}"
             )
-        turn = self._turn
-        adapter_state = await self._adapter_session.suspend_turn()
+        turn = self.control.turn
+        adapter_state = await self.control.adapter_session.suspend_turn()
         state: dict[str, Any] = {
             "version": STATE_VERSION,
             "kind": "suspended-turn",
             "harness_id": self.harness_id,
             "session_id": self.session_id,
-            "state": self._state.value,
+            "state": self.control.state.value,
             "pending_approvals": {k: v.model_dump(mode="json") for k, v in turn.pending_approvals.items()},
             "pending_tool_results": {k: v.model_dump(mode="json") for k, v in turn.pending_results.items()},
             "decided": {k: v.model_dump(mode="json") for k, v in turn.decided.items()},
             "adapter": dict(adapter_state),
         }
-        self._turn = None
-        self._state = TurnState.SUSPENDED
+        self.control.turn = None
+        self.control.state = TurnState.SUSPENDED
         return state
 
     async def abort_turn(self, reason: str | None = None) -> None:
@@ -282,11 +230,11 @@ class HarnessSession:
         Raises:
             TurnStateError: a result slice is running, or the session is closed.
         """
-        self._check_open()
-        if self._active is not None:
+        self.check_open()
+        if self.control.active is not None:
             raise TurnStateError(f"session {self.session_id!r} is streaming a result; call result.abort() instead")
-        turn, self._turn = self._turn, None
-        self._state = TurnState.IDLE
+        turn, self.control.turn = self.control.turn, None
+        self.control.state = TurnState.IDLE
         if turn is not None:
             logger.debug("harness %r: aborting the turn of session %s (%s)", self.harness_id, self.session_id,
                          reason or "no reason given")
@@ -307,14 +255,14 @@ class HarnessSession:
             TurnStateError: a turn is unfinished (suspend or abort it first), or the session
                 is closed.
         """
-        self._check_open()
-        if self._state is not TurnState.IDLE or self._active is not None:
+        self.check_open()
+        if self.control.state is not TurnState.IDLE or self.control.active is not None:
             raise TurnStateError(
-                f"session {self.session_id!r} has an unfinished turn ({self._state.value}); suspend_turn() or "
+                f"session {self.session_id!r} has an unfinished turn ({self.control.state.value}); suspend_turn() or "
                 "abort_turn() before stop()"
             )
-        adapter_state = await self._adapter_session.stop()
-        self._closed = "stopped"
+        adapter_state = await self.control.adapter_session.stop()
+        self.control.closed = "stopped"
         return {
             "version": STATE_VERSION,
             "kind": "stopped-session",
@@ -329,20 +277,20 @@ class HarnessSession:
         An unfinished turn is aborted first. The sandbox belongs to the caller and is not
         stopped.
         """
-        if self._closed == "destroyed":
+        if self.control.closed == "destroyed":
             return
-        if self._active is not None and not self._active.done:
-            self._active.abort("the session was destroyed")
-        turn, self._turn = self._turn, None
-        self._closed = "destroyed"
-        self._state = TurnState.IDLE
+        if self.control.active is not None and not self.control.active.done:
+            self.control.active.abort("the session was destroyed")
+        turn, self.control.turn = self.control.turn, None
+        self.control.closed = "destroyed"
+        self.control.state = TurnState.IDLE
         if turn is not None:
             try:
                 await turn.adapter_turn.abort()
             except Exception:
                 logger.exception("harness %r: aborting the turn of session %s failed", self.harness_id,
                                  self.session_id)
-        await self._adapter_session.destroy()
+        await self.control.adapter_session.destroy()
 
     def compact(self) -> StreamResult:
         """Compact the runtime's context now, as a turn whose parts include ``compaction``.
@@ -354,7 +302,7 @@ class HarnessSession:
             TurnStateError: a turn is unfinished or the session is closed.
             HarnessCapabilityUnsupportedError: (when consumed) the runtime cannot compact.
         """
-        return self.agent._start_compaction(self)
+        return self.agent.compact(session=self)
 
     async def __aenter__(self) -> HarnessSession:
         return self

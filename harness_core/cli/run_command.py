@@ -200,7 +200,8 @@ async def _drive(
     interrupts: Interrupts,
 ) -> None:
     """Start the session, stream the turn, answer approvals, and always clean up."""
-    from harness_core.agent.answers import ApprovalResponse, TurnState
+    from harness_core.agent.answers import ApprovalResponse
+    from harness_core.agent.turn_state import TurnState
 
     def emit(part: Part) -> None:
         stats.observe(part)

@@ -249,8 +249,10 @@ class ScriptedTurn:
                          fixed_output=action.output)
             self.calls.append(call)
             metadata = {k: dict(v) for k, v in action.provider_metadata.items()}
-            yield NativeToolUse(call_id=call_id, name=native, input=dict(action.input), provider_metadata=metadata)
             flt = request.builtin_filter
+            if not request.builtin_approvals or (flt is not None and not flt.allows(name)):
+                # Announced by the adapter; a call sent as BuiltinApprovalRequest is announced by the core.
+                yield NativeToolUse(call_id=call_id, name=native, input=dict(action.input), provider_metadata=metadata)
             if flt is not None and not flt.allows(name):
                 call.state = "refused"
                 call.content, call.is_error = f"No such tool available: {native}", True
@@ -276,8 +278,11 @@ class ScriptedTurn:
         if call.kind == "host":
             return
         if call.state == "denied":
+            # The model sees the denial; the core already emitted tool-output-denied for it.
             call.content, call.is_error = f"Permission denied: {call.reason or 'the host denied this call'}", True
-        elif call.state in ("run", "approved"):
+            call.state = "answered"
+            return
+        if call.state in ("run", "approved"):
             call.content, call.is_error = await self._execute(call)
             self.adapter.executed.append(call.id)
         call.state = "answered" if call.state != "refused" else call.state
