@@ -14,6 +14,7 @@ host's interpreter; the guarantee is that no attribute of the view reaches the s
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, NoReturn
@@ -33,6 +34,10 @@ class _SealedClass(type):
         raise AttributeError(f"{cls.__name__} is sealed: cannot delete {name!r}")
 
 
+_MADE: weakref.WeakSet[type] = weakref.WeakSet()
+"""The view classes :func:`restricted_view` made (subclasses of them are not views)."""
+
+
 def restricted_view(sandbox: SandboxView) -> SandboxView:
     """A :class:`SandboxView` over ``sandbox`` with only ``root``, ``read_text_file``,
     ``write_text_file`` and ``run_command``.
@@ -47,8 +52,11 @@ def restricted_view(sandbox: SandboxView) -> SandboxView:
         sandbox: the real sandbox (or any object with the four members).
 
     Returns:
-        A new view; two views of one sandbox share nothing but the sandbox.
+        A new view; two views of one sandbox share nothing but the sandbox. A view this
+        function made is returned as it is (wrapping it again would add nothing).
     """
+    if type(sandbox) in _MADE:
+        return sandbox
     read = sandbox.read_text_file
     write = sandbox.write_text_file
     run = sandbox.run_command
@@ -90,5 +98,6 @@ def restricted_view(sandbox: SandboxView) -> SandboxView:
         "run_command": run_command,
     }
     view_class = _SealedClass("SandboxView", (), namespace)
+    _MADE.add(view_class)
     view: SandboxView = view_class()
     return view

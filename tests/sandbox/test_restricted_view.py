@@ -159,10 +159,71 @@ async def test_two_views_share_only_the_sandbox(sandbox: LocalSandbox) -> None:
 
 async def test_restricted_view_wraps_any_sandbox_view(sandbox: LocalSandbox) -> None:
     inner = sandbox.restricted()
-    outer = restricted_view(inner)
-    assert not leads_to_sandbox(outer, sandbox)
+    assert restricted_view(inner) is inner
+
+    class Imitation(type(inner)):  # type: ignore[misc]
+        __slots__ = ()
+
+    imitation = Imitation()
+    assert restricted_view(imitation) is not imitation
+    outer = restricted_view(sandbox)
+    assert outer is not inner and not leads_to_sandbox(outer, sandbox)
     await outer.write_text_file("wrapped.txt", "w")
     assert await inner.read_text_file("wrapped.txt") == "w"
+
+
+class CarelessSandbox:
+    """A Sandbox implementation whose ``restricted()`` hands out the sandbox itself."""
+
+    def __init__(self, inner: LocalSandbox) -> None:
+        self.inner = inner
+        self.stopped = False
+
+    @property
+    def root(self) -> Path:
+        return self.inner.root
+
+    def resolve(self, path: str) -> Path:
+        return self.inner.resolve(path)
+
+    def restricted(self) -> SandboxView:
+        return self
+
+    async def read_text_file(self, path: str) -> str:
+        return await self.inner.read_text_file(path)
+
+    async def write_text_file(self, path: str, content: str) -> None:
+        await self.inner.write_text_file(path, content)
+
+    async def run_command(self, command: str | list[str], *, timeout: float | None = None,
+                          env: Any = None) -> Any:
+        return await self.inner.run_command(command, timeout=timeout, env=env)
+
+    async def stop(self) -> None:
+        self.stopped = True
+        await self.inner.stop()
+
+
+async def test_the_core_seals_the_view_of_any_sandbox(sandbox: LocalSandbox) -> None:
+    """Even a Sandbox whose ``restricted()`` returns itself never reaches tools unsealed."""
+    careless = CarelessSandbox(sandbox)
+    seen: dict[str, Any] = {}
+
+    async def probe(input: dict[str, Any], ctx: Any) -> str:
+        seen["view"] = ctx.sandbox
+        await ctx.sandbox.write_text_file("p.txt", "probed")
+        return await ctx.sandbox.read_text_file("p.txt")
+
+    tool = define_harness_tool(name="probe", description="Probe.", input={"type": "object"}, execute=probe)
+    adapter = ScriptedAdapter([[[CallHost("probe", {}, id="p1")], [EchoResults()]]])
+    agent = adapter.agent(tools=[tool])
+    session = await agent.create_session(sandbox=careless)
+    result = await agent.generate(session=session, prompt="go")
+    assert result.text == "probe: probed"
+    view = seen["view"]
+    assert view is not careless and not _has(view, "stop") and not _has(view, "inner")
+    assert all(r is type(view) for r in gc.get_referents(view))
+    assert careless.stopped is False
 
 
 async def test_a_host_tool_cannot_stop_the_session_sandbox(tmp_path: Path) -> None:
