@@ -54,7 +54,7 @@ from harness_core.approval import PermissionMode
 from harness_core.mcp import mcp_name_matches
 from harness_core.parts.models import FinishReason, Usage
 from harness_core.sandbox import Sandbox
-from harness_core.tools.definition import ToolCall
+from harness_core.tools.definition import BuiltinTool, ToolCall
 from harness_core.tools.output import ToolOutput
 from harness_core.tools.schema import JsonSchema
 
@@ -176,10 +176,20 @@ class BuiltinApprovalRequest:
     """Control event: the runtime waits for a decision on a built-in call.
 
     Answer with :meth:`AdapterTurn.submit_approval` using ``approval_id``.
+
+    Attributes:
+        approval_id: the id the answer refers to.
+        call: the call, under its harness-facing name.
+        tool: the declaration of a tool the runtime learned at run time and that no
+            ``harness_declare_builtins`` declares (an MCP server's tool, say): its kind
+            (an MCP ``readOnlyHint`` makes it read-only) and ``resources`` inform the
+            permission mode and policies. ``None`` for declared built-ins; an undeclared
+            call without it is treated as an edit.
     """
 
     approval_id: str
     call: ToolCall
+    tool: BuiltinTool | None = None
 
 
 @attrs.frozen

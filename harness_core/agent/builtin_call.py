@@ -50,13 +50,17 @@ class BuiltinCallPath:
         self._services = services
         self._by_native = {b.native_name: b for b in settings.builtins.values()}
 
-    def identify(self, call: ToolCall) -> tuple[ToolCall, BuiltinTool | None]:
-        """``call`` under its harness-facing name, and its declaration (``None`` if undeclared)."""
+    def identify(self, call: ToolCall, declared: BuiltinTool | None = None) -> tuple[ToolCall, BuiltinTool | None]:
+        """``call`` under its harness-facing name, and its declaration (``None`` if undeclared).
+
+        ``declared`` is the runtime's own declaration of a tool learned at run time (an MCP
+        tool); it is used when no declared built-in matches, and the call stays dynamic.
+        """
         builtin = self._settings.builtins.get(call.tool_name)
         if builtin is None:
             builtin = self._by_native.get(call.native_tool_name or call.tool_name)
         if builtin is None:
-            return attrs.evolve(call, provider_executed=True, dynamic=True), None
+            return attrs.evolve(call, provider_executed=True, dynamic=True), declared
         return attrs.evolve(
             call, tool_name=builtin.name, native_tool_name=call.native_tool_name or builtin.native_name,
             provider_executed=True,
@@ -64,9 +68,9 @@ class BuiltinCallPath:
 
     async def on_request(self, turn: TurnRecord, event: BuiltinApprovalRequest) -> None:
         """The runtime asks whether it may run a built-in call."""
-        call, builtin = self.identify(event.call)
-        self._services.emit(call_part(call, self._settings.harness_id, provider_executed=True,
-                                      dynamic=builtin is None))
+        call, builtin = self.identify(event.call, event.tool)
+        dynamic = call.dynamic or builtin is None
+        self._services.emit(call_part(call, self._settings.harness_id, provider_executed=True, dynamic=dynamic))
         decided = turn.decided.get(call.tool_call_id)
         if decided is not None:
             await self._answer(turn, event.approval_id, call, decided.status == "approved", decided.reason)
@@ -85,7 +89,7 @@ class BuiltinCallPath:
             )
             self._services.emit(ToolApprovalRequestPart(
                 approval_id=event.approval_id,
-                tool_call=call_part(call, self._settings.harness_id, provider_executed=True, dynamic=builtin is None),
+                tool_call=call_part(call, self._settings.harness_id, provider_executed=True, dynamic=dynamic),
             ))
             return
         approved = decision.status is not ApprovalStatus.DENIED
