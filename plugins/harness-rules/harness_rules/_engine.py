@@ -26,6 +26,7 @@ import attrs
 
 from harness_core import ApprovalDecision, ApprovalStatus, ToolResources
 
+from ._index import CommandIndex
 from ._names import SEARCH_TOOLS, canonical_tool, rule_keys_for_call
 from ._paths import Bases, PathPattern, Spelling, probe_tree, spellings
 from ._shell import CommandUnit, Opaque, PathAccess, analyze_command, show_command
@@ -37,6 +38,16 @@ DEFAULT_SEARCH_LIMIT: Final = 100_000
 """Directory entries a search-root walk looks at before giving up (and asking)."""
 
 _GLOB_LIMIT: Final = 200
+
+NO_FILE_COMMANDS: Final = frozenset({
+    "echo", "printf", "true", "false", ":", "test", "[", "basename", "dirname", "which", "type", "export",
+    "declare", "typeset", "local", "readonly", "unset", "alias", "unalias", "hash", "sleep", "seq", "kill",
+    "expr", "pwd", "cd", "pushd", "popd", "exit", "return", "shift", "set", "shopt", "wait", "jobs", "trap",
+    "umask", "ulimit", "times", "read", "getopts", "let", "break", "continue", "printenv", "date", "id",
+    "whoami", "uname", "yes", "nproc", "tput", "clear", "command", "builtin",
+})
+"""Commands that never open their arguments as files: the shell guard does not check
+their arguments against read and edit deny rules (``echo .env >> .gitignore``)."""
 
 Decision = Literal["allow", "ask", "deny", "none"]
 
@@ -150,6 +161,14 @@ class _Pool:
     deny: tuple[Rule, ...] = ()
     ask: tuple[Rule, ...] = ()
     allow: tuple[Rule, ...] = ()
+    deny_index: CommandIndex = attrs.field(init=False, eq=False, repr=False)
+    ask_index: CommandIndex = attrs.field(init=False, eq=False, repr=False)
+    allow_index: CommandIndex = attrs.field(init=False, eq=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "deny_index", CommandIndex(self.deny))
+        object.__setattr__(self, "ask_index", CommandIndex(self.ask))
+        object.__setattr__(self, "allow_index", CommandIndex(self.allow))
 
     @classmethod
     def of(cls, rules: Iterable[Rule]) -> _Pool:
@@ -179,13 +198,16 @@ class RuleEngine:
         rules: the rules of every layer, in layer order.
         home: the home directory ``~`` patterns and paths resolve against.
         search_limit: directory entries a search-root walk may look at.
-        guard_arguments: also deny a shell command when one of its arguments names a path a
-            ``read`` deny rule covers (``cat .env``). Off by default: rules never cross
-            tools except through redirections, where the shell itself opens the file.
+        guard_arguments: deny a shell command when one of its arguments names (or, as a
+            wildcard or brace expansion, could expand to) a path a ``read``, ``edit`` or
+            ``write`` deny rule covers (``cat .env``, ``cp x .git/config``), and ask when
+            an argument is only known at run time (``cat "$F"``) while such rules exist.
+            On by default; ``False`` leaves arguments to the program (redirections are
+            still checked, as the shell itself opens those files).
     """
 
     def __init__(self, rules: Iterable[Rule], *, home: str, search_limit: int = DEFAULT_SEARCH_LIMIT,
-                 guard_arguments: bool = False) -> None:
+                 guard_arguments: bool = True) -> None:
         self.rules: tuple[Rule, ...] = tuple(rules)
         self.home = home
         self.search_limit = search_limit
@@ -204,6 +226,7 @@ class RuleEngine:
         self._bases: dict[str, Bases] = {}
         self._edit_pool = self._builtin_pool({"edit", "write"})
         self._read_pool = self._builtin_pool({"read"})
+        self._guard_pool = _Pool.of(self._ordered([*self._read_pool.deny, *self._edit_pool.deny]))
 
     # -- rule selection ---------------------------------------------------------------
 
@@ -305,7 +328,11 @@ class RuleEngine:
         if glob:
             for cwd in cwds:
                 base = cwd or root
-                raws.extend(globlib.glob(raw, root_dir=base, recursive=False)[:_GLOB_LIMIT])
+                found = globlib.glob(raw, root_dir=base, recursive=False, include_hidden=raw.startswith(".")
+                                     or "/." in raw)
+                if len(found) > _GLOB_LIMIT and (pool.deny or pool.ask):
+                    tally.unsure.append(f"`{raw}` expands to more than {_GLOB_LIMIT} paths, too many to check")
+                raws.extend(found[:_GLOB_LIMIT])
         spelled: dict[str, Spelling] = {}
         for cwd in cwds:
             for one in raws:
@@ -313,6 +340,9 @@ class RuleEngine:
                     spelled.setdefault(sp.path, sp)
         spells = list(spelled.values())
         shown = f"path `{raw}`" if origin is None else f"`{raw}` ({origin})"
+        strange = next((sp.unknown for sp in spells if sp.unknown), None)
+        if strange is not None and (pool.deny or pool.ask or (required and pool.allow)):
+            tally.unsure.append(f"{shown}: {strange}, which the rules cannot resolve")
         # denials and asks: any spelling, and anything below a directory
         for rules, bucket in ((pool.deny, tally.deny), (() if deny_only else pool.ask, tally.ask)):
             for rule in rules:
@@ -403,50 +433,60 @@ class RuleEngine:
     def _unit(self, unit: CommandUnit, pool: _Pool, tally: _Tally, bases: Bases) -> None:
         tally.parts += 1
         shown = f"command `{show_command(unit.text)}`"
-        for rules, bucket in ((pool.deny, tally.deny), (pool.ask, tally.ask)):
-            for rule in rules:
-                if rule.kind is RuleKind.NAME or (
-                    rule.command is not None and any(rule.command.may_match(f) for f in unit.deny_forms)
-                ):
-                    bucket.append(RuleMatch(rule, shown))
-                    break
-                # a command the analysis does not know may run one of its arguments
-                form = next((f for f in unit.suffix_forms if rule.command is not None and rule.command.may_match(f)),
-                            None)
-                if form is not None:
-                    bucket.append(RuleMatch(rule, f"command `{show_command(form)}`, which {shown} may run (the rules do "
-                                                  "not know that command, so its arguments count as a command)"))
-                    break
-        if self.guard_arguments and self._read_pool.deny:
+        for index, bucket in ((pool.deny_index, tally.deny), (pool.ask_index, tally.ask)):
+            if not index:
+                continue
+            hit = index.first_match(unit.deny_forms, exact=False)
+            if hit is not None:
+                bucket.append(RuleMatch(hit[0], shown))
+                continue
+            if not unit.suffixes:
+                continue
+            # a command the analysis does not know may run one of its arguments
+            found = index.first_suffix(unit.suffixes)
+            if isinstance(found, str):
+                tally.unsure.append(f"{shown}: {found}")
+            elif found is not None:
+                bucket.append(RuleMatch(found[0], f"command `{show_command(found[1])}`, which {shown} may run (the "
+                                                  "rules do not know that command, so its arguments count as a "
+                                                  "command)"))
+        if self.guard_arguments and self._guard_pool and unit.name not in NO_FILE_COMMANDS:
             for arg in unit.args:
-                self._read(arg, tally, bases, deny_only=True)
+                self._path(arg.path, arg.cwds, self._guard_pool, tally, bases, required=False, origin=arg.origin,
+                           glob=arg.glob, deny_only=True)
+            if unit.unknown_args is not None and not tally.deny:
+                tally.unsure.append(f"{shown}: {unit.unknown_args}, and it may name a file a rule such as "
+                                    f"`{self._guard_pool.deny[0].text}` denies")
         if not unit.required:
             return
-        for rule in pool.allow:
-            if rule.kind is RuleKind.NAME or (
-                rule.command is not None and any(rule.command.matches(f) for f in unit.allow_forms)
-            ):
-                tally.allow.append(RuleMatch(rule, shown))
-                return
+        allowed = pool.allow_index.first_match(unit.allow_forms, exact=True) if pool.allow_index else None
+        if allowed is not None:
+            tally.allow.append(RuleMatch(allowed[0], shown))
+            return
         tally.unallowed.append(shown)
 
     def _opaque(self, item: Opaque, pool: _Pool, tally: _Tally, bases: Bases, root: str) -> None:
         tally.parts += 1
         shown = f"`{show_command(item.text)}`"
-        for rules, bucket in ((pool.deny, tally.deny), (pool.ask, tally.ask)):
-            for rule in rules:
-                if rule.kind is RuleKind.NAME:
-                    bucket.append(RuleMatch(rule, f"command {shown}"))
-                    break
-                form = next((f for f in item.deny_forms if rule.command is not None and rule.command.matches(f)),
-                            None)
-                if form is not None:
-                    bucket.append(RuleMatch(rule, f"command `{show_command(form)}` in {shown}"))
-                    break
+        for index, bucket in ((pool.deny_index, tally.deny), (pool.ask_index, tally.ask)):
+            if not index:
+                continue
+            named = next((r for r in index.rules if r.kind is RuleKind.NAME), None)
+            if named is not None:
+                bucket.append(RuleMatch(named, f"command {shown}"))
+                continue
+            found = index.first_suffix(item.deny_forms)
+            if isinstance(found, tuple):
+                bucket.append(RuleMatch(found[0], f"command `{show_command(found[1])}` in {shown}"))
         for target in item.write_targets:
             self._path(target, (root,), self._edit_pool, tally, bases, required=False,
                        origin=f"redirection in {shown}")
-        relevant = bool(self._edit_pool) if item.kind == "path" else bool(pool or self._edit_pool)
+        if item.kind == "path":
+            relevant = bool(self._edit_pool)
+        elif item.kind == "read":
+            relevant = bool(self._read_pool.deny or self._read_pool.ask)
+        else:
+            relevant = bool(pool or self._edit_pool or self._read_pool)
         if relevant:
             tally.unsure.append(f"{shown}: {item.reason}")
 

@@ -30,6 +30,7 @@ below it, found by a bounded walk pruned to the subtrees the pattern can reach.
 
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
 import re
@@ -40,6 +41,7 @@ import attrs
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
 from ._errors import RuleSyntaxError
+from ._resolve import case_insensitive, resolve
 
 __all__ = [
     "Bases",
@@ -103,11 +105,13 @@ class Bases:
 
     workspace: tuple[str, ...]
     home: tuple[str, ...]
+    casefold: bool = False
 
     @classmethod
     def for_root(cls, workspace_root: str, home: str) -> Bases:
-        """Bases for an absolute workspace root and home directory."""
-        return cls(_both(workspace_root), _both(home))
+        """Bases for an absolute workspace root and home directory; ``casefold`` when the
+        root is on a case-insensitive file system (rules then match regardless of case)."""
+        return cls(_both(workspace_root), _both(home), case_insensitive(workspace_root))
 
 
 def _both(path: str) -> tuple[str, ...]:
@@ -140,6 +144,15 @@ class PathPattern:
     _cover_all: bool = attrs.field(repr=False)
     _segment_regexes: tuple[re.Pattern[str] | None, ...] = attrs.field(repr=False, eq=False)
 
+    @property
+    def regex(self) -> re.Pattern[str]:
+        """The compiled gitignore regex over base-relative paths (directories end with ``/``)."""
+        return self._regex
+
+    @functools.cached_property
+    def _folded(self) -> re.Pattern[str]:
+        return re.compile(self._regex.pattern, re.IGNORECASE)
+
     def base_dirs(self, bases: Bases) -> tuple[str, ...]:
         """The absolute base directories (as written, resolved) for these ``bases``."""
         if self.base == "root":
@@ -154,9 +167,10 @@ class PathPattern:
 
         Gitignore semantics: a path inside a matched directory matches too.
         """
+        regex = self._folded if bases.casefold else self._regex
         for base in self.base_dirs(bases):
             rel = _rel(path, base)
-            if rel and self._regex.match(rel + "/" if is_dir else rel):
+            if rel and regex.match(rel + "/" if is_dir else rel):
                 return True
         return False
 
@@ -295,6 +309,7 @@ def compile_path_pattern(spec: str) -> PathPattern:
     cover_regex = None
     if stripped and tail:
         cover_regex = _compile("/" + "/".join(tail), spec)
+    _check_can_match(segments, regex, spec)
     return PathPattern(
         text=spec,
         base=base,
@@ -309,6 +324,63 @@ def compile_path_pattern(spec: str) -> PathPattern:
     )
 
 
+_NAME_MAX: Final = 255
+_PATH_MAX: Final = 4096
+_CLASS_CANDIDATES: Final = "xa0A_.-" + "".join(chr(c) for c in range(33, 127)) + " \u00e9"
+
+
+def _check_can_match(segments: Sequence[str], regex: re.Pattern[str], spec: str) -> None:
+    """Refuse a pattern no file name can match: a segment longer than a file name may be,
+    a character class only ``/`` could satisfy, a pattern longer than a path may be. An
+    example path is built from the pattern (``*`` empty, ``?`` and classes one fitting
+    character) and must match the compiled regex."""
+    example: list[str] = []
+    for seg in segments:
+        if seg == "**":
+            continue
+        out: list[str] = []
+        i = 0
+        while i < len(seg):
+            ch = seg[i]
+            if ch == "*":
+                pass
+            elif ch == "?":
+                out.append("x")
+            elif ch == "\\" and i + 1 < len(seg):
+                i += 1
+                out.append(seg[i])
+            elif ch == "[":
+                end = seg.find("]", i + 2 if seg[i + 1 : i + 2] in ("!", "^", "]") else i + 1)
+                if end < 0:
+                    out.append("[")
+                else:
+                    body = seg[i + 1 : end]
+                    body = "^" + body[1:] if body.startswith("!") else body
+                    try:
+                        klass = re.compile("[" + body + "]")
+                    except re.error:
+                        return  # leave it to pathspec's own reading
+                    pick = next((c for c in _CLASS_CANDIDATES if klass.fullmatch(c)), None)
+                    if pick is None:
+                        raise RuleSyntaxError(f"path pattern {spec!r} can never match: the character class "
+                                              f"[{seg[i + 1:end]}] matches no character a file name can hold")
+                    out.append(pick)
+                    i = end
+            else:
+                out.append(ch)
+            i += 1
+        name = "".join(out)
+        if len(name.encode()) > _NAME_MAX:
+            raise RuleSyntaxError(f"path pattern {spec!r} can never match: a file name is at most "
+                                  f"{_NAME_MAX} bytes, and {seg[:40]!r}... needs {len(name.encode())}")
+        example.append(name or "x")
+    text = "/".join(example) or "x"
+    if len(text.encode()) > _PATH_MAX:
+        raise RuleSyntaxError(f"path pattern {spec!r} can never match: paths are at most {_PATH_MAX} bytes")
+    if not any(regex.match(candidate) for candidate in (text, text + "/", text + "/x", "x/" + text)):
+        raise RuleSyntaxError(f"path pattern {spec!r} can never match a path (no file name fits it)")
+
+
 @attrs.frozen
 class Spelling:
     """One way of writing a path a call touches.
@@ -317,18 +389,27 @@ class Spelling:
         path: normalized absolute path.
         is_dir: the path is an existing directory (symlinks followed).
         resolved: this is the symlink-resolved spelling.
+        unknown: why the OS's resolution of the path is not known here (a ``/proc/self``
+            entry other than ``cwd``/``root``), or ``None``.
     """
 
     path: str
     is_dir: bool
     resolved: bool
+    unknown: str | None = None
+
+
+_PROC_CWD: Final = re.compile(r"^/proc/(?:self|thread-self)/cwd(?=/|$)")
 
 
 def spellings(raw: str, cwd: str, home: str) -> tuple[Spelling, ...]:
     """Every spelling of the path ``raw`` as a tool running in ``cwd`` would see it.
 
     ``~`` and ``~/x`` are expanded to ``home``; the literal ``cwd/~/x`` is kept as well when
-    an entry named ``~`` exists there. Relative paths join ``cwd``.
+    an entry named ``~`` exists there. Relative paths join ``cwd``. The resolved spelling
+    follows symlinks as the OS would for a process running in ``cwd``
+    (:func:`~harness_rules._resolve.resolve`: ``/proc/self/cwd`` is ``cwd``); the lexical
+    spelling has ``/proc/self/cwd`` replaced by ``cwd`` too.
     """
     candidates: list[str] = []
     if raw == "~" or raw.startswith("~/"):
@@ -343,10 +424,13 @@ def spellings(raw: str, cwd: str, home: str) -> tuple[Spelling, ...]:
     seen: dict[str, Spelling] = {}
     for cand in candidates:
         lit = normalize(cand)
-        real = os.path.realpath(cand)
-        for path, resolved in ((lit, False), (real, True)):
-            if path not in seen:
-                seen[path] = Spelling(path, os.path.isdir(path), resolved)
+        found = resolve(cand, cwd)
+        seen[lit] = Spelling(lit, found.is_dir if found.path == lit else os.path.isdir(lit), False, found.unknown)
+        if _PROC_CWD.match(lit):
+            local = normalize(_PROC_CWD.sub(lambda _: cwd, lit, count=1))
+            seen.setdefault(local, Spelling(local, found.is_dir, False))
+        if found.path not in seen:
+            seen[found.path] = Spelling(found.path, found.is_dir, True, found.unknown)
     return tuple(seen.values())
 
 

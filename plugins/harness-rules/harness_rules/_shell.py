@@ -43,9 +43,10 @@ from functools import lru_cache
 from typing import Any, Final, Literal
 
 import attrs
-import bashlex
 
-from ._words import SENTINEL, Options, Word, skip_options, texts
+from ._builtins import EVALUATING_BUILTINS, code_env
+from ._expand import brace_expand, parameter_problem, substitution_texts
+from ._words import SENTINEL, Options, Suffixes, Word, skip_options, texts
 from ._wrappers import LEAF_COMMANDS, SHELLS, WRAPPERS, Unwrap, subcommand_index
 
 __all__ = [
@@ -59,7 +60,8 @@ __all__ = [
     "show_command",
 ]
 
-MAX_COMMAND_CHARS: Final = 100_000
+MAX_COMMAND_CHARS: Final = 32_768
+"""Longer command lines are not analysed: they are asked about (bounded cost)."""
 MAX_DEPTH: Final = 8
 
 Cwds = tuple[str | None, ...]
@@ -75,7 +77,7 @@ matches (``CI=1 npm test`` is allowed by ``bash(npm test *)``); ``LC_*`` too. An
 prefix (``PATH=``, ``LD_PRELOAD=``, ``GIT_SSH_COMMAND=``...) must be written in the rule."""
 
 WORD_SPACE: Final = "\x01"
-"""Stands for whitespace inside one word in :attr:`CommandUnit.suffix_forms`."""
+"""Stands for whitespace inside one word in :attr:`CommandUnit.suffixes`."""
 
 _PROXY_NAMES: Final = frozenset({"http_proxy", "https_proxy", "ftp_proxy", "all_proxy", "no_proxy"})
 _DEV_SINKS: Final = re.compile(r"/dev/(?:null|stdout|stderr|tty|zero|fd/\d+)")
@@ -94,11 +96,14 @@ class CommandUnit:
         required: the unit must be allowed for the whole command to be allowed (False for
             transparent wrappers, whose inner command is judged instead, and for ``cd``).
         args: argument words that may name files, with the directories they resolve in.
-        suffix_forms: for a command the analysis does not know (it may run one of its
+        suffixes: for a command the analysis does not know (it may run one of its
             arguments as a command, as ``uv run rm x`` does), every word suffix starting at
             a literal, non-option argument; deny and ask rules matching one hold. Whitespace
             inside a word is ``"\\x01"`` here, so a quoted argument (``-m 'rm old'``) is not
             taken for several words.
+        unknown_args: why some arguments are only known at run time (a variable, a
+            substitution, ``xargs`` input), or ``None``: they may name any file.
+        name: the command name (basename), ``""`` for a bare assignment.
     """
 
     text: str
@@ -106,7 +111,9 @@ class CommandUnit:
     deny_forms: tuple[str, ...]
     required: bool = True
     args: tuple[PathAccess, ...] = ()
-    suffix_forms: tuple[str, ...] = ()
+    suffixes: tuple[Suffixes, ...] = ()
+    unknown_args: str | None = None
+    name: str = ""
 
 
 @attrs.frozen
@@ -139,16 +146,17 @@ class Opaque:
     Attributes:
         text: what could not be judged.
         reason: why.
-        deny_forms: command texts for a conservative deny check (every word suffix).
+        deny_forms: word suffixes for a conservative deny check.
         write_targets: redirection targets found textually (unparsable commands only).
-        kind: ``command`` or ``path`` (a write to a path computed at run time).
+        kind: ``command``, ``path`` (a write to a path computed at run time) or ``read``
+            (a read of one).
     """
 
     text: str
     reason: str
-    deny_forms: tuple[str, ...] = ()
+    deny_forms: tuple[Suffixes, ...] = ()
     write_targets: tuple[str, ...] = ()
-    kind: Literal["command", "path"] = "command"
+    kind: Literal["command", "path", "read"] = "command"
 
 
 @attrs.frozen
@@ -186,6 +194,10 @@ def analyze_command(command: str, cwd: str, home: str) -> ShellAnalysis:
 
 @lru_cache(maxsize=4096)
 def _analyze_cached(command: str, cwd: str, home: str) -> ShellAnalysis:
+    if len(command) > MAX_COMMAND_CHARS:
+        reason = (f"the command is {len(command)} characters long, more than the {MAX_COMMAND_CHARS} the rules "
+                  "analyse")
+        return ShellAnalysis(command, error=reason, opaque=(Opaque(show_command(command, 80), reason),))
     walker = _Walker(home)
     error = walker.script(command, (cwd,), 0)
     if error is not None:
@@ -207,15 +219,16 @@ def textual_opaque(command: str, reason: str) -> Opaque:
     (leading assignments dropped, quotes removed where possible) becomes a deny form, so a
     denied command anywhere in it is still found. Redirection targets are found textually.
     """
-    forms: list[str] = []
+    forms: list[Suffixes] = []
     for piece in _SPLIT.split(command):
         words = _loose_words(piece)
         while words and _ASSIGNMENT.match(words[0]):
             words = words[1:]
-        forms.extend(_suffix_forms(words))
+        if words:
+            forms.extend(_suffix_forms(words))
     targets = tuple(t.strip("'\"") for t in _TEXT_REDIRECT.findall(command))
     targets = tuple(t for t in targets if t and not t.isdigit() and t != "-" and not _DEV_SINKS.fullmatch(t))
-    return Opaque(command, reason, tuple(dict.fromkeys(forms)), targets)
+    return Opaque(show_command(command, 2000), reason, tuple(forms), targets)
 
 
 def _loose_words(text: str) -> list[str]:
@@ -225,33 +238,17 @@ def _loose_words(text: str) -> list[str]:
         return [w.strip("'\"") for w in text.split()]
 
 
-def _suffix_forms(words: Sequence[str]) -> list[str]:
-    """Every word suffix joined (and with a path command name's basename), for deny checks;
-    words with one comma brace group are also expanded as the shell would."""
+def _suffix_forms(words: Sequence[str]) -> list[Suffixes]:
+    """Every word suffix (a path command name also matches by its basename, see
+    :meth:`~harness_rules.CommandPattern.matches_at`), for deny checks; words with brace
+    groups are also expanded as the shell would."""
     expanded: list[str] = []
     for word in words:
-        match = _ONE_BRACE.fullmatch(word)
-        if match is None:
-            expanded.append(word)
-        else:
-            pre, items, post = match.groups()
-            expanded.extend(pre + item + post for item in items.split(","))
+        alternatives = brace_expand(word) if "{" in word else None
+        expanded.extend(alternatives if alternatives else [word])
     if expanded != list(words):
-        return _plain_suffix_forms(words) + _plain_suffix_forms(expanded)
-    return _plain_suffix_forms(words)
-
-
-_ONE_BRACE: Final = re.compile(r"([^{}]*)\{([^{}]*,[^{}]*)\}([^{}]*)")
-
-
-def _plain_suffix_forms(words: Sequence[str]) -> list[str]:
-    forms: list[str] = []
-    for index in range(len(words)):
-        tail = list(words[index:])
-        forms.append(" ".join(tail))
-        if "/" in tail[0]:
-            forms.append(" ".join([posixpath.basename(tail[0]), *tail[1:]]))
-    return forms
+        return [Suffixes.every(words), Suffixes.every(expanded)]
+    return [Suffixes.every(words)]
 
 
 # -- words -----------------------------------------------------------------------------
@@ -271,18 +268,13 @@ def _expands(text: str) -> str | None:
     return None
 
 
-def _guessed_names(word: Word, rest: Sequence[str]) -> list[str]:
+def _guessed_names(word: Word, rest: Sequence[str]) -> list[Suffixes]:
     """Deny forms for a command name computed at run time: every name-like token written
     in it (``$(echo rm)`` may well be ``rm``), followed by the arguments."""
     tokens = _NAME_TOKEN.findall(word.raw or word.text)
     if word.output is not None:
         tokens.extend(word.output.split()[:1])
-    forms: list[str] = []
-    for token in dict.fromkeys(tokens):
-        forms.append(" ".join([token, *rest]))
-        if "/" in token:
-            forms.append(" ".join([posixpath.basename(token), *rest]))
-    return forms
+    return [Suffixes((token, *rest), (0,)) for token in list(dict.fromkeys(tokens))[:64]]
 
 
 _TEE = Options(flags="aip", long_flags=frozenset({"--append", "--ignore-interrupts", "--output-error"}))
@@ -348,7 +340,7 @@ class _Walker:
         if depth > MAX_DEPTH:
             return f"commands nested more than {MAX_DEPTH} levels deep"
         if len(text) > MAX_COMMAND_CHARS:
-            return f"command longer than {MAX_COMMAND_CHARS} characters"
+            return f"the command is longer than {MAX_COMMAND_CHARS} characters"
         if not text.strip():
             return None
         if "\x00" in text:
@@ -356,6 +348,8 @@ class _Walker:
         self.literal_ok = self.literal_ok and _REDEFINES_OUTPUT.search(text) is None
         rewritten = self._unquote_heredocs(text)
         self.source = rewritten
+        import bashlex  # imported on first use: plugin discovery stays cheap
+
         try:
             trees = bashlex.parse(rewritten)
         except Exception as exc:  # bashlex raises ParsingError, NotImplementedError and others
@@ -541,8 +535,24 @@ class _Walker:
                     self.stdin = saved
             elif part.kind in ("commandsubstitution", "processsubstitution"):
                 self.node(part.command, cwds, depth)
+            elif part.kind == "parameter":
+                self.parameter(part, cwds, depth)
             else:
                 self.substitutions(part, cwds, depth)
+
+    def parameter(self, node: Any, cwds: Cwds, depth: int) -> None:
+        """A parameter expansion: bashlex does not parse what is inside ``${...}``, so
+        command substitutions there are found textually and judged, and any form that
+        may run code (substitutions, indirection, subscripts, arithmetic offsets, ``@P``)
+        is never allowed automatically."""
+        value = str(getattr(node, "value", ""))
+        problem = parameter_problem(value)
+        if problem is None:
+            return
+        shown = "${" + value + "}"
+        for inner in substitution_texts(value):
+            self.nested_script(inner, cwds, depth, f"a substitution inside `{show_command(shown, 80)}`")
+        self.opaque.append(Opaque(shown, problem, tuple(textual_opaque(value, "").deny_forms)))
 
     # simple commands
 
@@ -612,7 +622,8 @@ class _Walker:
         return tuple(dict.fromkeys(out))
 
     def unit(self, assignments: Sequence[Word], words: Sequence[Word], cwds: Cwds, *, required: bool,
-             args: Sequence[PathAccess] = (), suffixes: Sequence[str] = ()) -> CommandUnit:
+             args: Sequence[PathAccess] = (), suffixes: Sequence[Suffixes] = (),
+             unknown_args: str | None = None) -> CommandUnit:
         word_texts = texts(words)
         stripped = " ".join(word_texts)
         full = " ".join(texts(assignments) + word_texts)
@@ -622,8 +633,9 @@ class _Walker:
         deny = [full, stripped]
         if words and "/" in words[0].text:
             deny.append(" ".join([posixpath.basename(words[0].text), *word_texts[1:]]))
+        name = posixpath.basename(words[0].text) if words else ""
         return CommandUnit(full, tuple(dict.fromkeys(allow)), tuple(dict.fromkeys(deny)), required, tuple(args),
-                           tuple(dict.fromkeys(f for f in suffixes if f not in deny)))
+                           tuple(s for s in suffixes if s), unknown_args, name)
 
     def command(self, assignments: Sequence[Word], words: Sequence[Word], cwds: Cwds, depth: int,
                 *, required: bool = True, stdin: _Stdin = _INHERITED) -> None:
@@ -634,32 +646,61 @@ class _Walker:
             forms = _suffix_forms(texts(words))
             if words[0].dynamic:
                 forms += _guessed_names(words[0], texts(words[1:]))
-            self.opaque.append(Opaque(label, why, tuple(dict.fromkeys(forms))))
+            self.opaque.append(Opaque(label, why, tuple(forms)))
             return
         name = posixpath.basename(words[0].text)
         args = list(words[1:])
+        hidden = [a for a in assignments if code_env(a.text.partition("=")[0])]
+        if hidden:
+            self.env_code(hidden, assignments, words, cwds, depth, label)
+            return
+        check = EVALUATING_BUILTINS.get(name)
+        problem = check(args) if check is not None else None
+        if problem is not None:
+            self.units.append(self.unit(assignments, words, cwds, required=False))
+            self.opaque.append(Opaque(label, problem, tuple(_suffix_forms(texts(words)))))
+            return
         handler = WRAPPERS.get(name)
         outcome = handler(args) if handler is not None else None
         if outcome is None:
             if name == "tee":
                 self.tee(args, cwds, label)
             unknown = handler is None and name not in LEAF_COMMANDS
-            suffixes = _word_suffixes(name, words) if unknown else []
+            suffixes = [_word_suffixes(name, words)] if unknown else []
             if unknown and stdin.kind == "literal" and any(
                 not w.dynamic and posixpath.basename(w.text) in SHELLS for w in args
             ):  # `ssh host bash <<< 'CMD'`, `docker exec -i c sh <<EOF`: the input may be run
                 suffixes += textual_opaque(stdin.text, "").deny_forms
-            self.units.append(self.unit(assignments, words, cwds, required=required,
-                                        args=self.arguments(args, cwds, name), suffixes=suffixes))
+            paths, why = self.arguments(args, cwds, name)
+            self.units.append(self.unit(assignments, words, cwds, required=required, args=paths,
+                                        suffixes=suffixes, unknown_args=why))
             return
         self.wrapped(outcome, assignments, words, cwds, depth, required=required, stdin=stdin, label=label)
+
+    def env_code(self, hidden: Sequence[Word], assignments: Sequence[Word], words: Sequence[Word], cwds: Cwds,
+                 depth: int, label: str) -> None:
+        """A command run with a variable that makes it run code its line does not show
+        (``LD_PRELOAD=``, ``PATH=``, ``BASH_ENV=``, ``BASH_FUNC_x%%=``...): the command is
+        still judged (deny rules hold) but never allowed automatically; an exported
+        function's body is judged as a script."""
+        for word in hidden:
+            name, _, value = word.text.partition("=")
+            if name.startswith("BASH_FUNC_") and value.lstrip().startswith("()"):
+                self.nested_script("f" + value.lstrip(), cwds, depth, f"the function exported by `{name}`")
+        plain = [a for a in assignments if a not in hidden]
+        self.command(plain, words, cwds, depth, required=False)
+        self.units.append(self.unit(assignments, words, cwds, required=False))
+        names = ", ".join(f"`{w.text.partition('=')[0]}=`" for w in hidden)
+        self.opaque.append(Opaque(label, f"{names} makes the command run code its command line does not show",
+                                  tuple(_suffix_forms(texts(words)))))
 
     def wrapped(self, outcome: Unwrap, assignments: Sequence[Word], words: Sequence[Word], cwds: Cwds, depth: int,
                 *, required: bool, stdin: _Stdin, label: str) -> None:
         """Record a wrapper and what it runs (see :class:`~harness_rules._wrappers.Unwrap`)."""
         for target, needed in outcome.writes:
             self.write_target(target, cwds, f"written by `{label}`", required=needed)
-        wrapper_required = required and outcome.guarded
+        spelled = any(not _safe_env(a.text.partition("=")[0]) for a in assignments)
+        wrapper_required = required and (outcome.guarded or (spelled and outcome.kind != "argv"))
         if outcome.kind == "opaque":
             self.units.append(self.unit(assignments, words, cwds, required=False))
             self.opaque.append(Opaque(label, outcome.reason, tuple(_suffix_forms(texts(words)))))
@@ -704,12 +745,13 @@ class _Walker:
             return pattern.sub(SENTINEL, text)
 
         for unit in nested.units:
-            suffixes = (unknown(f) for f in unit.suffix_forms)
+            holes = [a for a in unit.args if pattern.search(a.path) is not None]
             self.units.append(attrs.evolve(
                 unit, text=unknown(unit.text), allow_forms=tuple(unknown(f) for f in unit.allow_forms),
                 deny_forms=tuple(unknown(f) for f in unit.deny_forms),
-                suffix_forms=tuple(f for f in suffixes if not f.startswith(SENTINEL)),
-                args=tuple(a for a in unit.args if pattern.search(a.path) is None),
+                suffixes=tuple(s.mapped(unknown) for s in unit.suffixes),
+                args=tuple(a for a in unit.args if a not in holes),
+                unknown_args=unit.unknown_args or ("`parallel` supplies arguments at run time" if holes else None),
             ))
         for access in nested.paths:
             if pattern.search(access.path) is None:
@@ -718,23 +760,38 @@ class _Walker:
                 self.opaque.append(Opaque(access.path, f"{access.origin} writes to a path known only at run time",
                                           kind="path"))
         for item in nested.opaque:
-            self.opaque.append(attrs.evolve(item, deny_forms=tuple(unknown(f) for f in item.deny_forms)))
+            self.opaque.append(attrs.evolve(item, deny_forms=tuple(f.mapped(unknown) for f in item.deny_forms)))
 
-    def arguments(self, args: Sequence[Word], cwds: Cwds, name: str) -> tuple[PathAccess, ...]:
+    def arguments(self, args: Sequence[Word], cwds: Cwds, name: str) -> tuple[tuple[PathAccess, ...], str | None]:
+        """The argument words that may name files (each brace alternative; an option's
+        ``=value`` or attached short-option value too), and why some arguments are only
+        known at run time (``None`` when all are literal)."""
         out: list[PathAccess] = []
+        why: str | None = None
+        origin = f"an argument of `{name}`"
         for arg in args:
-            if arg.dynamic or not arg.text or SENTINEL in arg.text:
+            if arg.dynamic or SENTINEL in arg.text:
+                why = why or (f"`{show_command(arg.raw or arg.text, 60)}` is only known at run time")
                 continue
             text = arg.text
-            if text.startswith("-"):
+            if not text:
+                continue
+            candidates = [text]
+            if text.startswith("-") and len(text) > 1:
                 _, eq, value = text.partition("=")
-                if not eq or not value:
+                candidates = [value] if eq and value else []
+                if not text.startswith("--") and len(text) > 2:
+                    candidates.append(text[2:])  # -f.env
+            for candidate in candidates:
+                alternatives = brace_expand(candidate) if "{" in candidate else [candidate]
+                if alternatives is None:
+                    why = why or f"`{show_command(candidate, 60)}` expands to too many words"
                     continue
-                text = value
-            if arg.tilde and (text == "~" or text.startswith("~/")):
-                text = self.home + text[1:]
-            out.append(PathAccess(text, cwds, "read", f"an argument of `{name}`", glob=bool(_GLOB.search(text))))
-        return tuple(out)
+                for one in alternatives:
+                    if arg.tilde and (one == "~" or one.startswith("~/")):
+                        one = self.home + one[1:]
+                    out.append(PathAccess(one, cwds, "read", origin, glob=bool(_GLOB.search(one))))
+        return tuple(out), why
 
     def tee(self, args: Sequence[Word], cwds: Cwds, label: str) -> None:
         scanned = skip_options(args, _TEE)
@@ -773,8 +830,17 @@ class _Walker:
         elif rtype in ("<", "<&"):
             if rtype == "<&" and word.text == "-":
                 return None
-            if not word.dynamic:
-                self.paths.append(PathAccess(self._tilde(word), cwds, "read", f"read by `{label} {rtype} {word.text}`"))
+            if word.dynamic:
+                self.opaque.append(Opaque(word.raw or word.text, f"`{label} {rtype}` reads a file named at run time",
+                                          kind="read"))
+                if not to_stdin:
+                    return None
+                if word.output is not None and word.raw.startswith("<("):  # `bash < <(echo ...)`
+                    return _Stdin("literal", word.output, "a process substitution")
+                return _Stdin("pipe", origin=f"`{show_command(word.raw or word.text, 60)}`, computed at run time")
+            path = self._tilde(word)
+            self.paths.append(PathAccess(path, cwds, "read", f"read by `{label} {rtype} {word.text}`",
+                                         glob=bool(_GLOB.search(path))))
             if to_stdin:
                 return _Stdin("file", origin=f"`{word.text}`")
         return None
@@ -824,23 +890,20 @@ def _safe_env(name: str) -> bool:
     return name in SAFE_ENV_NAMES or name.startswith("LC_")
 
 
-def _word_suffixes(name: str, words: Sequence[Word]) -> list[str]:
+def _word_suffixes(name: str, words: Sequence[Word]) -> Suffixes:
     """The word suffixes of an unknown command that may be a command it runs: each starts
     at a literal argument that is not an option (nor the subcommand of a tool such as
     ``git``); whitespace inside a word becomes :data:`WORD_SPACE`."""
-    word_texts = [_WHITESPACE.sub(WORD_SPACE, t) for t in texts(words)]
-    sub = subcommand_index(name, texts(words[1:]))
+    word_texts = [_WHITESPACE.sub(WORD_SPACE, t) if " " in t or "\n" in t or "\t" in t else t for t in texts(words)]
+    sub = subcommand_index(name, word_texts[1:])
     skip = None if sub is None else sub + 1
-    forms: list[str] = []
+    starts: list[int] = []
     for index in range(1, len(words)):
         word = words[index]
         if index == skip or word.dynamic or not word.text or word.text.startswith("-") or SENTINEL in word.text:
             continue
-        tail = word_texts[index:]
-        forms.append(" ".join(tail))
-        if "/" in tail[0]:
-            forms.append(" ".join([posixpath.basename(tail[0]), *tail[1:]]))
-    return forms
+        starts.append(index)
+    return Suffixes(tuple(word_texts), tuple(starts))
 
 
 def show_command(text: str, limit: int = 200) -> str:

@@ -103,9 +103,9 @@ CASES: list[tuple[str, str, str | None]] = [
     ("FOO=1 rm -rf x", "deny", "bash(rm *)"),
     ("CI=1 npm run test", "allow", "bash(npm run test *)"),
     ("LC_ALL=C git status", "allow", "bash(git status)"),
-    ("PATH=/tmp/evil git status", "none", None),
-    ("LD_PRELOAD=/tmp/x.so git status", "none", None),
-    ("GIT_SSH_COMMAND='sh -c id' git status", "none", None),
+    ("PATH=/tmp/evil git status", "ask", None),
+    ("LD_PRELOAD=/tmp/x.so git status", "ask", None),
+    ("GIT_SSH_COMMAND='sh -c id' git status", "ask", None),
     ("PATH=/tmp/evil; git status", "none", None),
     ("x=1; git status", "allow", "bash(git status)"),
     ("sudo rm -rf /", "deny", "bash(rm *)"),
@@ -117,7 +117,7 @@ CASES: list[tuple[str, str, str | None]] = [
     ("env rm -rf /", "deny", "bash(rm *)"),
     ("env -i FOO=1 rm x", "deny", "bash(rm *)"),
     ("env CI=1 npm run test", "allow", "bash(npm run test *)"),
-    ("env PATH=/x git status", "none", None),
+    ("env PATH=/x git status", "ask", None),
     ("nohup rm -rf x &", "deny", "bash(rm *)"),
     ("timeout 10 rm -rf x", "deny", "bash(rm *)"),
     ("timeout -s KILL 10 git status", "allow", "bash(git status)"),
@@ -266,7 +266,7 @@ GUARDED: list[tuple[str, str, str | None]] = [
     ("cat ~/.ssh/id_rsa", "deny", "read(~/.ssh/**)"),
     ("ls / .", "allow", "bash(ls *)"),
     ("cat src/a.py", "allow", "bash(cat *)"),
-    ("echo .env", "deny", "read(./.env)"),
+    ("echo .env", "allow", "bash(echo *)"),  # echo never opens its arguments
 ]
 
 
