@@ -394,7 +394,8 @@ class _Walker:
             whole = self.source[sub_start:sub_end]
             # a process substitution is one file name; a command substitution is one word
             # only inside double quotes (unquoted, its output is split and globbed)
-            quoted = raw == f'"{whole}"'
+            quoted = raw == f'"{whole}"' or (  # bashlex ends the node early when it holds a here-document
+                raw.startswith('"$(') and raw.endswith(')"') and substitution_texts(raw[1:-1]) == [raw[3:-2]])
             if (raw == whole and (parts[0].kind == "processsubstitution" or unsplit)) or quoted:
                 output = self.literal_output(parts[0].command)
         return Word(
@@ -770,6 +771,8 @@ class _Walker:
         why: str | None = None
         origin = f"an argument of `{name}`"
         for arg in args:
+            if arg.dynamic and arg.output is not None and SENTINEL not in arg.output:
+                arg = Word(arg.output, raw=arg.raw)  # "$(cat <<'EOF' ... EOF)": fixed text
             if arg.dynamic or SENTINEL in arg.text:
                 why = why or (f"`{show_command(arg.raw or arg.text, 60)}` is only known at run time")
                 continue

