@@ -26,7 +26,7 @@ import attrs
 
 from harness_core import ApprovalDecision, ApprovalStatus, ToolResources
 
-from ._index import CommandIndex
+from ._index import CommandIndex, PathIndex
 from ._names import SEARCH_TOOLS, canonical_tool, rule_keys_for_call
 from ._paths import Bases, PathPattern, Spelling, probe_tree, spellings
 from ._shell import CommandUnit, Opaque, PathAccess, analyze_command, show_command
@@ -164,8 +164,12 @@ class _Pool:
     deny_index: CommandIndex = attrs.field(init=False, eq=False, repr=False)
     ask_index: CommandIndex = attrs.field(init=False, eq=False, repr=False)
     allow_index: CommandIndex = attrs.field(init=False, eq=False, repr=False)
+    deny_paths: PathIndex = attrs.field(init=False, eq=False, repr=False)
+    ask_paths: PathIndex = attrs.field(init=False, eq=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "deny_paths", PathIndex(self.deny))
+        object.__setattr__(self, "ask_paths", PathIndex(self.ask))
         object.__setattr__(self, "deny_index", CommandIndex(self.deny))
         object.__setattr__(self, "ask_index", CommandIndex(self.ask))
         object.__setattr__(self, "allow_index", CommandIndex(self.allow))
@@ -336,7 +340,7 @@ class RuleEngine:
         spelled: dict[str, Spelling] = {}
         for cwd in cwds:
             for one in raws:
-                for sp in spellings(one, cwd or root, self.home):
+                for sp in spellings(one, cwd or root, self.home, bases):
                     spelled.setdefault(sp.path, sp)
         spells = list(spelled.values())
         shown = f"path `{raw}`" if origin is None else f"`{raw}` ({origin})"
@@ -344,7 +348,10 @@ class RuleEngine:
         if strange is not None and (pool.deny or pool.ask or (required and pool.allow)):
             tally.unsure.append(f"{shown}: {strange}, which the rules cannot resolve")
         # denials and asks: any spelling, and anything below a directory
-        for rules, bucket in ((pool.deny, tally.deny), (() if deny_only else pool.ask, tally.ask)):
+        for rules, index, bucket in ((pool.deny, pool.deny_paths, tally.deny),
+                                     (() if deny_only else pool.ask, pool.ask_paths, tally.ask)):
+            if not rules or not index.may_match(spells, bases):
+                continue
             for rule in rules:
                 hit = self._path_hit(rule, spells, bases)
                 if hit is not None:

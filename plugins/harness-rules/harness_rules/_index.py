@@ -10,13 +10,15 @@ first matching rule in that order is the one reported.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Sequence
 from typing import Final
 
+from ._paths import Bases, PathPattern, Spelling, relative
 from ._syntax import Rule, RuleKind
 from ._words import SENTINEL, Suffixes
 
-__all__ = ["MAX_UNKNOWN_SUFFIXES", "CommandIndex"]
+__all__ = ["MAX_UNKNOWN_SUFFIXES", "CommandIndex", "PathIndex"]
 
 MAX_UNKNOWN_SUFFIXES: Final = 64
 """Word suffixes holding run-time arguments that are intersected with a rule, at most; a
@@ -111,3 +113,39 @@ class CommandIndex:
 def _basename_first(text: str) -> str:
     first, space, rest = text.partition(" ")
     return first.rsplit("/", 1)[-1] + space + rest
+
+
+class PathIndex:
+    """A quick test whether any of one list's path rules may match a path: the rules'
+    gitignore regexes joined into one per base, so a path no rule matches costs one regex
+    per base instead of one per rule.
+
+    Args:
+        rules: the rules (specifier-less rules match every path).
+    """
+
+    def __init__(self, rules: Iterable[Rule]) -> None:
+        rules = [r for r in rules if r.kind is RuleKind.NAME or r.path is not None]
+        self.every = any(r.kind is RuleKind.NAME for r in rules)
+        groups: dict[tuple[str, int], list[PathPattern]] = {}
+        for rule in rules:
+            if rule.path is not None:
+                groups.setdefault((rule.path.base, rule.path.ups), []).append(rule.path)
+        self._groups: list[tuple[PathPattern, re.Pattern[str], re.Pattern[str]]] = []
+        for patterns in groups.values():
+            text = "|".join(f"(?:{p.regex.pattern.replace('(?P<ps_d>', '(?:')})" for p in patterns)
+            self._groups.append((patterns[0], re.compile(text), re.compile(text, re.IGNORECASE)))
+
+    def may_match(self, spells: Iterable[Spelling], bases: Bases) -> bool:
+        """False when no rule of the list matches any of ``spells`` (exact: a True may
+        still be a match of a rule that then fails the per-rule test only in form)."""
+        if self.every:
+            return True
+        for spelling in spells:
+            for sample, regex, folded in self._groups:
+                pattern = folded if bases.casefold else regex
+                for base in sample.base_dirs(bases):
+                    rel = relative(spelling.path, base)
+                    if rel and pattern.match(rel + "/" if spelling.is_dir else rel):
+                        return True
+        return False

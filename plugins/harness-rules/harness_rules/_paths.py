@@ -69,6 +69,12 @@ def normalize(path: str) -> str:
     return out
 
 
+def relative(path: str, base: str) -> str | None:
+    """``path`` relative to ``base`` (both normalized absolute), ``""`` for the base itself,
+    ``None`` when ``path`` is not below ``base``."""
+    return _rel(path, base)
+
+
 def _rel(path: str, base: str) -> str | None:
     """``path`` relative to ``base`` (both normalized absolute), ``""`` for the base itself."""
     if base == "/":
@@ -106,6 +112,11 @@ class Bases:
     workspace: tuple[str, ...]
     home: tuple[str, ...]
     casefold: bool = False
+
+    @property
+    def anchors(self) -> tuple[tuple[str, str], ...]:
+        """``(directory, resolved directory)`` for the workspace root and the home."""
+        return ((self.workspace[0], self.workspace[-1]), (self.home[0], self.home[-1]))
 
     @classmethod
     def for_root(cls, workspace_root: str, home: str) -> Bases:
@@ -402,7 +413,7 @@ class Spelling:
 _PROC_CWD: Final = re.compile(r"^/proc/(?:self|thread-self)/cwd(?=/|$)")
 
 
-def spellings(raw: str, cwd: str, home: str) -> tuple[Spelling, ...]:
+def spellings(raw: str, cwd: str, home: str, bases: Bases | None = None) -> tuple[Spelling, ...]:
     """Every spelling of the path ``raw`` as a tool running in ``cwd`` would see it.
 
     ``~`` and ``~/x`` are expanded to ``home``; the literal ``cwd/~/x`` is kept as well when
@@ -422,9 +433,10 @@ def spellings(raw: str, cwd: str, home: str) -> tuple[Spelling, ...]:
     else:
         candidates.append(os.path.join(cwd, raw) if raw else cwd)
     seen: dict[str, Spelling] = {}
+    anchors = () if bases is None else bases.anchors
     for cand in candidates:
         lit = normalize(cand)
-        found = resolve(cand, cwd)
+        found = resolve(cand, cwd, anchors)
         seen[lit] = Spelling(lit, found.is_dir if found.path == lit else os.path.isdir(lit), False, found.unknown)
         if _PROC_CWD.match(lit):
             local = normalize(_PROC_CWD.sub(lambda _: cwd, lit, count=1))

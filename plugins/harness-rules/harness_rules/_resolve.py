@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Sequence
 from typing import Final
 
 import attrs
@@ -51,19 +52,26 @@ class Resolved:
     unknown: str | None = None
 
 
-def resolve(path: str, cwd: str) -> Resolved:
+def resolve(path: str, cwd: str, anchors: Sequence[tuple[str, str]] = ()) -> Resolved:
     """Resolve the absolute ``path`` (``.``/``..`` not yet folded) as the OS would.
 
     Args:
         path: an absolute path as the process would pass it to ``open``.
         cwd: the working directory of that process (``/proc/self/cwd``).
+        anchors: ``(directory, resolved directory)`` pairs already resolved (the
+            workspace root, the home directory): a path below one starts from there,
+            saving a ``lstat`` per component of the anchor.
 
     Returns:
         The :class:`Resolved` result; never raises for a missing or unreadable path.
     """
+    resolved = ""  # "" stands for "/"
+    for lit, real in anchors:
+        if path.startswith(lit) and path[len(lit) : len(lit) + 1] == "/" and lit != "/":
+            resolved, path = real.rstrip("/"), path[len(lit) :]
+            break
     pending = path.split("/")
     pending.reverse()
-    resolved = ""  # "" stands for "/"
     links = 0
     missing = False
     mode: int | None = None  # of the entry `resolved` names, when known

@@ -45,6 +45,7 @@ from typing import Any, Final, Literal
 import attrs
 
 from ._builtins import EVALUATING_BUILTINS, code_env
+from ._fastparse import fast_parse
 from ._expand import brace_expand, parameter_problem, substitution_texts
 from ._words import SENTINEL, Options, Suffixes, Word, skip_options, texts
 from ._wrappers import LEAF_COMMANDS, SHELLS, WRAPPERS, Unwrap, subcommand_index
@@ -346,14 +347,18 @@ class _Walker:
         if "\x00" in text:
             return "the command holds a NUL character"
         self.literal_ok = self.literal_ok and _REDEFINES_OUTPUT.search(text) is None
-        rewritten = self._unquote_heredocs(text)
-        self.source = rewritten
-        import bashlex  # imported on first use: plugin discovery stays cheap
+        trees: Sequence[Any] | None = fast_parse(text)  # plain command lines, without bashlex
+        if trees is not None:
+            self.source = text
+        else:
+            rewritten = self._unquote_heredocs(text)
+            self.source = rewritten
+            import bashlex  # imported on first use: plugin discovery stays cheap
 
-        try:
-            trees = bashlex.parse(rewritten)
-        except Exception as exc:  # bashlex raises ParsingError, NotImplementedError and others
-            return f"the shell parser could not parse it ({type(exc).__name__}: {exc})"
+            try:
+                trees = bashlex.parse(rewritten)
+            except Exception as exc:  # bashlex raises ParsingError, NotImplementedError and others
+                return f"the shell parser could not parse it ({type(exc).__name__}: {exc})"
         try:
             for tree in trees:  # lines run one after the other, whether or not a `cd` failed
                 cwds = _union(cwds, self.node(tree, cwds, depth))
