@@ -332,17 +332,19 @@ class RuleEngine:
         if glob:
             for cwd in cwds:
                 base = cwd or root
-                found = globlib.glob(raw, root_dir=base, recursive=False, include_hidden=raw.startswith(".")
-                                     or "/." in raw)
+                found = globlib.glob(raw, root_dir=base, recursive=False)  # `*` skips dot files, as in bash
                 if len(found) > _GLOB_LIMIT and (pool.deny or pool.ask):
                     tally.unsure.append(f"`{raw}` expands to more than {_GLOB_LIMIT} paths, too many to check")
                 raws.extend(found[:_GLOB_LIMIT])
-        spelled: dict[str, Spelling] = {}
-        for cwd in cwds:
-            for one in raws:
-                for sp in spellings(one, cwd or root, self.home, bases):
-                    spelled.setdefault(sp.path, sp)
-        spells = list(spelled.values())
+        if len(cwds) == 1 and len(raws) == 1:
+            spells = list(spellings(raw, cwds[0] or root, self.home, bases))
+        else:
+            spelled: dict[str, Spelling] = {}
+            for cwd in cwds:
+                for one in raws:
+                    for sp in spellings(one, cwd or root, self.home, bases):
+                        spelled.setdefault(sp.path, sp)
+            spells = list(spelled.values())
         shown = f"path `{raw}`" if origin is None else f"`{raw}` ({origin})"
         strange = next((sp.unknown for sp in spells if sp.unknown), None)
         if strange is not None and (pool.deny or pool.ask or (required and pool.allow)):

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
-__all__ = ["FastNode", "fast_parse"]
+__all__ = ["FastNode", "FastRedirect", "FastWord", "fast_parse"]
 
 _TOKEN: Final = re.compile(
     r"""(?P<ws>[ \t]+)
@@ -44,18 +44,55 @@ _QUOTES: Final = re.compile(r"'([^']*)'|\"([^\"]*)\"")
 
 
 class FastNode:
-    """A node shaped like bashlex's (``kind`` and the attributes that kind has)."""
+    """A node shaped like bashlex's (``kind`` and the attributes that kind has:
+    ``parts`` for commands, pipelines and lists, ``op`` for operators, ``pipe`` for
+    pipes)."""
 
-    def __init__(self, kind: str, pos: tuple[int, int], **attrs: Any) -> None:
+    __slots__ = ("kind", "op", "parts", "pipe", "pos")
+
+    def __init__(self, kind: str, pos: tuple[int, int], parts: list[Any] | None = None,
+                 op: str | None = None) -> None:
         self.kind = kind
         self.pos = pos
-        self.parts: list[FastNode] = []
-        for key, value in attrs.items():
-            setattr(self, key, value)
+        self.parts: list[Any] = [] if parts is None else parts
+        self.op = op if kind == "operator" else None
+        self.pipe = op if kind == "pipe" else None
 
     def __repr__(self) -> str:
-        extra = {k: v for k, v in vars(self).items() if k not in ("kind", "pos", "parts")}
-        return f"FastNode({self.kind!r}, {self.pos}, {extra}, parts={self.parts!r})"
+        return f"FastNode({self.kind!r}, {self.pos}, op={self.op!r}, parts={self.parts!r})"
+
+
+class FastWord:
+    """A word or assignment node (``kind``, ``word``, ``pos``; no ``parts``)."""
+
+    __slots__ = ("kind", "pos", "word")
+    parts: tuple[()] = ()
+
+    def __init__(self, kind: str, pos: tuple[int, int], word: str) -> None:
+        self.kind = kind
+        self.pos = pos
+        self.word = word
+
+    def __repr__(self) -> str:
+        return f"FastWord({self.kind!r}, {self.pos}, {self.word!r})"
+
+
+class FastRedirect:
+    """A redirection node (``type``, ``input`` when a descriptor is written, ``output``: a
+    :class:`FastWord` or, for a duplication, the descriptor number)."""
+
+    __slots__ = ("input", "output", "pos", "type")
+    kind = "redirect"
+
+    def __init__(self, rtype: str, pos: tuple[int, int], fd: int | None) -> None:
+        self.type = rtype
+        self.pos = pos
+        self.output: FastWord | int = 0
+        if fd is not None:
+            self.input = fd
+
+    def __repr__(self) -> str:
+        return f"FastRedirect({self.type!r}, {self.pos}, {getattr(self, 'input', None)}, {self.output!r})"
 
 
 def _unquote(raw: str) -> str:
@@ -68,83 +105,79 @@ def fast_parse(text: str) -> list[FastNode] | None:
     """The bashlex-shaped trees of ``text`` (one per line), or ``None`` when ``text`` is
     outside the subset (see the module docs)."""
     trees: list[FastNode] = []
-    items: list[FastNode] = []  # the current line's pipelines/commands and operators
-    pipeline: list[FastNode] = []
-    command: FastNode | None = None
-    pending: FastNode | None = None  # a redirection waiting for its target
+    items: list[Any] = []  # the current line's pipelines/commands and operators
+    pipeline: list[Any] = []
+    parts: list[Any] | None = None  # the current command's parts
+    cmd_start = 0
+    cmd_end = 0
+    has_word = False
+    has_redirect = False
+    pending: FastRedirect | None = None  # a redirection waiting for its target
     pos = 0
-    end = len(text)
-    match = _TOKEN.match
-    while pos < end:
-        m = match(text, pos)
-        if m is None:
-            return None
+    for m in _TOKEN.finditer(text):
+        start = m.start()
+        if start != pos:
+            return None  # a character no token accepts
+        pos = m.end()
         kind = m.lastgroup
-        start, pos = m.span()
         if kind == "ws":
             continue
         token = m.group()
         if kind == "word":
             if token.isdigit() and text[pos : pos + 1] in ("<", ">"):
                 return None  # `12>f`: a file descriptor bashlex reads its own way
-            word = _unquote(token)
+            word = _unquote(token) if ("'" in token or '"' in token) else token
             if pending is not None:
-                target = FastNode("word", (start, pos), word=word)
-                pending.output = target
+                pending.output = FastWord("word", (start, pos), word)
                 pending.pos = (pending.pos[0], pos)
-                assert command is not None
-                command.parts.append(pending)
-                command.pos = (command.pos[0], pos)
+                assert parts is not None
+                parts.append(pending)
+                cmd_end = pos
                 pending = None
                 continue
-            if command is None:
-                if token in _RESERVED or token.startswith(("#", "[[")):
+            if parts is None:
+                if token in _RESERVED or token.startswith("[["):
                     return None
-                command = FastNode("command", (start, pos))
-            words = [p for p in command.parts if p.kind == "word"]
-            if not words and _ASSIGNMENT.match(token):
-                if any(p.kind == "redirect" for p in command.parts):
+                parts, cmd_start, has_word, has_redirect = [], start, False, False
+            if not has_word and _ASSIGNMENT.match(token):
+                if has_redirect:
                     return None  # bashlex reads an assignment after a redirection as a word
-                command.parts.append(FastNode("assignment", (start, pos), word=word))
+                parts.append(FastWord("assignment", (start, pos), word))
             else:
-                if not words and (word in _RESERVED or not word):
+                if not has_word and (word in _RESERVED or not word):
                     return None
-                command.parts.append(FastNode("word", (start, pos), word=word))
-            command.pos = (command.pos[0], pos)
+                has_word = True
+                parts.append(FastWord("word", (start, pos), word))
+            cmd_end = pos
             continue
         if pending is not None:
             return None  # a redirection without its target
         if kind == "comment":
-            if command is not None and text[start - 1] not in " \t":
+            if parts is not None and text[start - 1] not in " \t":
                 return None
             continue
-        if kind in ("redir", "dup"):
-            if command is None:
+        if kind == "redir" or kind == "dup":
+            if parts is None:
                 return None  # bashlex builds other shapes for a leading redirection
-            digits = token[0] if token[0].isdigit() else None
+            fd = int(token[0]) if token[0].isdigit() else None
+            has_redirect = True
             if kind == "dup":
-                node = FastNode("redirect", (start, pos), type=">&", output=int(token[-1]))
-                if digits is not None:
-                    node.input = int(digits)
-                command.parts.append(node)
-                command.pos = (command.pos[0], pos)
+                node = FastRedirect(">&", (start, pos), fd)
+                node.output = int(token[-1])
+                parts.append(node)
+                cmd_end = pos
                 continue
-            rtype = token[1:] if digits is not None else token
-            pending = FastNode("redirect", (start, pos), type=rtype)
-            if digits is not None:
-                pending.input = int(digits)
+            pending = FastRedirect(token[1:] if fd is not None else token, (start, pos), fd)
             continue
         # an operator
-        if command is None or not any(p.kind in ("word", "assignment") for p in command.parts):
-            if token == "\n" and command is None and not pipeline:
-                if items:
-                    return None  # a line ending with an operator continues: leave it to bashlex
+        if parts is None:
+            if token == "\n" and not pipeline and not items:
                 continue
-            return None
-        pipeline.append(command)
-        command = None
+            return None  # an operator where a command should be, or a line continued
+        pipeline.append(FastNode("command", (cmd_start, cmd_end), parts))
+        parts = None
         if token == "|":
-            pipeline.append(FastNode("pipe", (start, pos), pipe="|"))
+            pipeline.append(FastNode("pipe", (start, pos), op="|"))
             continue
         items.append(_pipeline(pipeline))
         pipeline = []
@@ -153,12 +186,10 @@ def fast_parse(text: str) -> list[FastNode] | None:
             items = []
             continue
         items.append(FastNode("operator", (start, pos), op=token))
-    if pending is not None:
+    if pos != len(text) or pending is not None:
         return None
-    if command is not None:
-        if not any(p.kind in ("word", "assignment") for p in command.parts):
-            return None
-        pipeline.append(command)
+    if parts is not None:
+        pipeline.append(FastNode("command", (cmd_start, cmd_end), parts))
     elif pipeline:
         return None  # ends with `|`
     if pipeline:
@@ -170,17 +201,13 @@ def fast_parse(text: str) -> list[FastNode] | None:
     return trees or None  # nothing but comments: bashlex's error path decides
 
 
-def _pipeline(parts: list[FastNode]) -> FastNode:
+def _pipeline(parts: list[Any]) -> Any:
     if len(parts) == 1:
         return parts[0]
-    node = FastNode("pipeline", (parts[0].pos[0], parts[-1].pos[1]))
-    node.parts = parts
-    return node
+    return FastNode("pipeline", (parts[0].pos[0], parts[-1].pos[1]), parts)
 
 
-def _line(items: list[FastNode]) -> FastNode:
+def _line(items: list[Any]) -> Any:
     if len(items) == 1:
         return items[0]
-    node = FastNode("list", (items[0].pos[0], items[-1].pos[1]))
-    node.parts = items
-    return node
+    return FastNode("list", (items[0].pos[0], items[-1].pos[1]), items)

@@ -446,6 +446,10 @@ def spellings(raw: str, cwd: str, home: str, bases: Bases | None = None) -> tupl
     return tuple(seen.values())
 
 
+def _entry_name(entry: os.DirEntry[str]) -> str:
+    return entry.name
+
+
 @attrs.frozen
 class ProbeResult:
     """What a walk below a search root found.
@@ -501,20 +505,27 @@ def probe_tree(
         live = [i for i in every if i not in found and
                 (patterns[i].may_reach(lit_dir, bases) or patterns[i].may_reach(real_dir, bases))]
         try:
-            entries = sorted(os.scandir(lit_dir), key=lambda e: e.name)
+            with os.scandir(lit_dir) as scan:
+                entries = sorted(scan, key=_entry_name)  # a fixed order: the same denial is reported
         except OSError:
             continue
+        seen_entries += len(entries)
+        if seen_entries > limit:
+            return ProbeResult(found, True)
+        lit_prefix = lit_dir.rstrip("/") + "/"
+        real_prefix = real_dir.rstrip("/") + "/"
         for entry in entries:
-            seen_entries += 1
-            if seen_entries > limit:
-                return ProbeResult(found, True)
-            lit = lit_dir.rstrip("/") + "/" + entry.name
             try:
                 is_link = entry.is_symlink()
+                if not is_link and not live:  # nothing here can match: only walk on
+                    if entry.is_dir():
+                        stack.append((lit_prefix + entry.name, real_prefix + entry.name))
+                    continue
                 is_dir = entry.is_dir()
             except OSError:
                 continue
-            real = os.path.realpath(lit) if is_link else real_dir.rstrip("/") + "/" + entry.name
+            lit = lit_prefix + entry.name
+            real = os.path.realpath(lit) if is_link else real_prefix + entry.name
             for i in (every if is_link else live):
                 if i in found:
                     continue

@@ -45,7 +45,7 @@ from typing import Any, Final, Literal
 import attrs
 
 from ._builtins import EVALUATING_BUILTINS, code_env
-from ._fastparse import fast_parse
+from ._fastparse import FastWord, fast_parse
 from ._expand import brace_expand, parameter_problem, substitution_texts
 from ._words import SENTINEL, Options, Suffixes, Word, skip_options, texts
 from ._wrappers import LEAF_COMMANDS, SHELLS, WRAPPERS, Unwrap, subcommand_index
@@ -389,6 +389,9 @@ class _Walker:
         not split into several (a here-string), so an unquoted substitution's output is
         its value.
         """
+        if type(node) is FastWord:  # the fast pre-pass: literal text, no expansions
+            start, end = node.pos
+            return Word(node.word, raw=self.source[start:end])
         parts = list(getattr(node, "parts", ()) or ())
         kinds = {part.kind for part in parts}
         start, end = getattr(node, "pos", (0, 0))
@@ -490,7 +493,7 @@ class _Walker:
                     continue
                 if previous is not None:
                     start, end = previous.pos
-                    shown = f"the output of `{show_command(self.source[start:end], 80)}`"
+                    shown = f"the output of `{self.source[start:min(end, start + 80)]}`"
                     text = self.literal_output(previous)
                     self.stdin = _Stdin("pipe", origin=shown) if text is None else _Stdin("literal", text, shown)
                 self.node(part, cwds, depth)
@@ -591,7 +594,7 @@ class _Walker:
             if assignments:
                 self.assignment_only(assignments)
             return cwds
-        name = posixpath.basename(words[0].text)
+        name = words[0].text.rpartition('/')[2]
         if name in ("cd", "pushd", "popd") and not assignments:
             self.units.append(self.unit([], words, cwds, required=False))
             return self.change_directory(name, words[1:], cwds)
@@ -638,8 +641,8 @@ class _Walker:
             allow.append(stripped)
         deny = [full, stripped]
         if words and "/" in words[0].text:
-            deny.append(" ".join([posixpath.basename(words[0].text), *word_texts[1:]]))
-        name = posixpath.basename(words[0].text) if words else ""
+            deny.append(" ".join([words[0].text.rpartition('/')[2], *word_texts[1:]]))
+        name = words[0].text.rpartition('/')[2] if words else ""
         return CommandUnit(full, tuple(dict.fromkeys(allow)), tuple(dict.fromkeys(deny)), required, tuple(args),
                            tuple(s for s in suffixes if s), unknown_args, name)
 
@@ -654,7 +657,7 @@ class _Walker:
                 forms += _guessed_names(words[0], texts(words[1:]))
             self.opaque.append(Opaque(label, why, tuple(forms)))
             return
-        name = posixpath.basename(words[0].text)
+        name = words[0].text.rpartition('/')[2]
         args = list(words[1:])
         hidden = [a for a in assignments if code_env(a.text.partition("=")[0])]
         if hidden:
@@ -783,6 +786,9 @@ class _Walker:
                 continue
             text = arg.text
             if not text:
+                continue
+            if text[0] not in "-~{" and "{" not in text:  # the common case: one plain word
+                out.append(PathAccess(text, cwds, "read", origin, glob=_GLOB.search(text) is not None))
                 continue
             candidates = [text]
             if text.startswith("-") and len(text) > 1:
