@@ -255,7 +255,8 @@ def _suffix_forms(words: Sequence[str]) -> list[Suffixes]:
 # -- words -----------------------------------------------------------------------------
 
 _BRACE: Final = re.compile(r"\{[^{}]*(?:,|\.\.)[^{}]*\}")
-_GLOB: Final = re.compile(r"[*?\[]")
+_GLOB: Final = re.compile(r"[*?]|\[.*\]", re.DOTALL)
+"""A word the shell would expand as a wildcard (a lone ``[``, as in ``[ -d x ]``, is literal)."""
 _NAME_TOKEN: Final = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+/-]*")
 _WHITESPACE: Final = re.compile(r"\s")
 
@@ -516,6 +517,9 @@ class _Walker:
         return current
 
     def compound(self, node: Any, cwds: Cwds, depth: int) -> Cwds:
+        if self.source.startswith("((", node.pos[0]):
+            raise _Unsupported("an arithmetic command `(( ... ))` evaluates expressions, which can run commands "
+                               "(bashlex reads it as nested subshells)")
         items = list(node.list)
         subshell = bool(items) and items[0].kind == "reservedword" and items[0].word == "("
         stdin = self.stdin
