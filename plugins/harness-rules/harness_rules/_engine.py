@@ -18,6 +18,7 @@ rule is the first one found in layer order (user, project, local, code).
 from __future__ import annotations
 
 import glob as globlib
+import json
 import os
 from collections.abc import Iterable, Sequence
 from typing import Any, Final, Literal
@@ -28,7 +29,7 @@ from harness_core import ApprovalDecision, ApprovalStatus, ToolResources
 
 from ._index import CommandIndex, PathIndex
 from ._names import SEARCH_TOOLS, canonical_tool, rule_keys_for_call
-from ._paths import Bases, PathPattern, Spelling, probe_tree, spellings
+from ._paths import Bases, PathPattern, Spelling, normalize, probe_tree, relative, spellings
 from ._shell import CommandUnit, Opaque, PathAccess, analyze_command, show_command
 from ._syntax import Action, Rule, RuleKind
 
@@ -38,6 +39,7 @@ DEFAULT_SEARCH_LIMIT: Final = 100_000
 """Directory entries a search-root walk looks at before giving up (and asking)."""
 
 _GLOB_LIMIT: Final = 200
+_EXCLUDE_HINTS: Final = 20
 
 NO_FILE_COMMANDS: Final = frozenset({
     "echo", "printf", "true", "false", ":", "test", "[", "basename", "dirname", "which", "type", "export",
@@ -139,6 +141,10 @@ class CallFacts:
         missing: what the call's input lacks for the rules to judge it (a ``bash`` call
             without a command, a ``read`` without a path), or ``None``. Such a call is asked
             about when deny or ask rules could have applied to it.
+        excludes: for a search whose tool takes an ``exclude`` list (the built-in
+            harness's grep and glob), the workspace-relative paths it leaves out.
+        can_exclude: the search tool declares an ``exclude`` input: a denial then names
+            the paths to exclude, and a call excluding them is judged without them.
     """
 
     names: frozenset[str]
@@ -147,6 +153,8 @@ class CallFacts:
     workspace_root: str
     label: str
     missing: str | None = None
+    excludes: tuple[str, ...] = ()
+    can_exclude: bool = False
 
     @property
     def canonical_names(self) -> frozenset[str]:
@@ -291,7 +299,8 @@ class RuleEngine:
             if search and not paths:
                 paths = ["."]
             for raw in paths:
-                self._path(raw, (root,), pool, tally, bases, required=True, search=search, probe=True)
+                self._path(raw, (root,), pool, tally, bases, required=True, search=search, probe=True,
+                           excludes=facts.excludes if facts.can_exclude else (), can_exclude=facts.can_exclude)
             if resources.command is not None:
                 self._shell(resources.command, root, pool, tally, bases)
         if tally.parts == 0:
@@ -321,7 +330,8 @@ class RuleEngine:
 
     def _path(self, raw: str, cwds: Sequence[str | None], pool: _Pool, tally: _Tally, bases: Bases, *,
               required: bool, origin: str | None = None, search: bool = False, glob: bool = False,
-              deny_only: bool = False, probe: bool = False) -> None:
+              deny_only: bool = False, probe: bool = False, excludes: Sequence[str] = (),
+              can_exclude: bool = False) -> None:
         tally.parts += 1
         root = bases.workspace[0]
         if "\x00" in raw:
@@ -361,7 +371,7 @@ class RuleEngine:
                     break
         dirs = [s.path for s in spells if s.is_dir] if probe else []
         if dirs and not tally.deny:
-            self._probe(dirs, pool, tally, bases, shown, search, deny_only)
+            self._probe(dirs, pool, tally, bases, shown, search, deny_only, excludes, can_exclude and search)
         if deny_only or not required:
             return
         if uncertain:
@@ -396,7 +406,7 @@ class RuleEngine:
         return pattern.covers(sp.path, bases) if sp.is_dir else pattern.matches(sp.path, False, bases)
 
     def _probe(self, dirs: Sequence[str], pool: _Pool, tally: _Tally, bases: Bases, shown: str,
-               search: bool, deny_only: bool) -> None:
+               search: bool, deny_only: bool, excludes: Sequence[str] = (), can_exclude: bool = False) -> None:
         candidates: list[tuple[Rule, PathPattern]] = []
         for rule in (*pool.deny, *(() if deny_only else pool.ask)):
             if rule.path is not None:  # even a pattern out of reach: a symlink may point at it
@@ -404,13 +414,21 @@ class RuleEngine:
         if not candidates:
             return
         n_deny = sum(1 for r, _ in candidates if r.action is Action.DENY)
+        root = bases.workspace[0]
+        left_out = [normalize(os.path.join(root, e)) for e in excludes if isinstance(e, str) and e]
         result = probe_tree(dirs, [p for _, p in candidates], bases, limit=self.search_limit,
-                            stop_at=range(n_deny))
+                            stop_at=range(n_deny), exclude=left_out, collect=_EXCLUDE_HINTS if can_exclude else 0)
         what = "search root" if search else "directory"
+        hint = ""
+        if result.hits:
+            shown_hits = [relative(h, root) or h for h in result.hits]
+            more = " (and maybe more)" if len(shown_hits) >= _EXCLUDE_HINTS else ""
+            hint = (f"; search again with `exclude`: {json.dumps(shown_hits)}{more} (workspace-relative), and the "
+                    "denied paths are left out")
         for index, found in sorted(result.found.items()):
             rule = candidates[index][0]
             bucket = tally.deny if rule.action is Action.DENY else tally.ask
-            bucket.append(RuleMatch(rule, f"{shown}: the {what} contains `{found}`"))
+            bucket.append(RuleMatch(rule, f"{shown}: the {what} contains `{found}`{hint if bucket is tally.deny else ''}"))
         if result.truncated and not tally.deny:
             tally.unsure.append(
                 f"{shown}: the {what} holds more than {self.search_limit} entries, too many to check "

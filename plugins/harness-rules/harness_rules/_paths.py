@@ -457,15 +457,18 @@ class ProbeResult:
     Attributes:
         found: ``(pattern index, path)`` for every pattern with a matching entry (first hit).
         truncated: the walk stopped at its entry limit before finishing.
+        hits: in ``collect`` mode, every entry a stopping pattern matched (directories
+            not walked into), in walk order.
     """
 
     found: dict[int, str]
     truncated: bool
+    hits: tuple[str, ...] = ()
 
 
 def probe_tree(
     roots: Sequence[str], patterns: Sequence[PathPattern], bases: Bases, *, limit: int,
-    stop_at: Iterable[int] = (),
+    stop_at: Iterable[int] = (), exclude: Iterable[str] = (), collect: int = 0,
 ) -> ProbeResult:
     """Walk below the directories ``roots`` looking for entries matched by ``patterns``.
 
@@ -481,19 +484,34 @@ def probe_tree(
         bases: the anchoring bases.
         limit: the most directory entries to look at; past it the result is ``truncated``.
         stop_at: pattern indexes whose first hit ends the walk (the denials).
+        exclude: normalized absolute paths left out of the walk with everything below
+            them (a search's ``exclude`` list); a link whose target is excluded too.
+        collect: when positive, a hit of a ``stop_at`` pattern does not end the walk:
+            the entry is recorded in :attr:`ProbeResult.hits` and not descended into,
+            until ``collect`` hits are found (the paths a search would have to exclude).
 
     Returns:
         A :class:`ProbeResult`.
     """
     found: dict[int, str] = {}
+    hits: list[str] = []
     stops = set(stop_at)
+    excluded = frozenset(exclude)
+
+    def left_out(path: str) -> bool:
+        while path and path != "/":
+            if path in excluded:
+                return True
+            path = path.rpartition("/")[0]
+        return False
+
     starts: list[tuple[str, str]] = [(root, os.path.realpath(root)) for root in roots]
     for root in roots:
         for pat in patterns:
             for base in pat.base_dirs(bases):
                 if base != root and _rel(base, root) is not None and os.path.isdir(base):
                     starts.append((base, os.path.realpath(base)))
-    stack = list(dict.fromkeys(starts))
+    stack = [s for s in dict.fromkeys(starts) if not (excluded and left_out(s[0]))]
     visited: set[str] = set()
     seen_entries = 0
     every = range(len(patterns))
@@ -502,7 +520,7 @@ def probe_tree(
         if real_dir in visited:
             continue
         visited.add(real_dir)
-        live = [i for i in every if i not in found and
+        live = [i for i in every if (i not in found or (collect and i in stops)) and
                 (patterns[i].may_reach(lit_dir, bases) or patterns[i].may_reach(real_dir, bases))]
         try:
             with os.scandir(lit_dir) as scan:
@@ -511,7 +529,7 @@ def probe_tree(
             continue
         seen_entries += len(entries)
         if seen_entries > limit:
-            return ProbeResult(found, True)
+            return ProbeResult(found, True, tuple(hits))
         lit_prefix = lit_dir.rstrip("/") + "/"
         real_prefix = real_dir.rstrip("/") + "/"
         for entry in entries:
@@ -526,14 +544,23 @@ def probe_tree(
                 continue
             lit = lit_prefix + entry.name
             real = os.path.realpath(lit) if is_link else real_prefix + entry.name
+            if excluded and (lit in excluded or (is_link and left_out(real))):
+                continue
+            hit = False
             for i in (every if is_link else live):
-                if i in found:
+                if i in found and not (collect and i in stops):
                     continue
                 pat = patterns[i]
                 if pat.matches(lit, is_dir, bases) or (real != lit and pat.matches(real, is_dir, bases)):
-                    found[i] = lit if real == lit else f"{lit} -> {real}"
+                    found.setdefault(i, lit if real == lit else f"{lit} -> {real}")
                     if i in stops:
-                        return ProbeResult(found, False)
-            if is_dir:
+                        if not collect:
+                            return ProbeResult(found, False)
+                        hits.append(lit)
+                        hit = True
+                        if len(hits) >= collect:
+                            return ProbeResult(found, False, tuple(hits))
+                        break
+            if is_dir and not hit:
                 stack.append((lit, real))
-    return ProbeResult(found, False)
+    return ProbeResult(found, False, tuple(hits))

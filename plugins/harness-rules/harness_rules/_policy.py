@@ -270,4 +270,12 @@ def facts_for(call: ToolCall, context: ApprovalContext, root: str) -> CallFacts:
     if resources is None and builtin:
         resources = baseline_resources(sorted(names), call.input)
     missing = missing_input(names, call.input, resources) if builtin else None
-    return CallFacts(frozenset(names), builtin, resources, root, call.tool_name, missing)
+    excludes: tuple[str, ...] = ()
+    can_exclude = False
+    if builtin and isinstance(tool, BuiltinTool):
+        properties = tool.input_schema.get("properties") if isinstance(tool.input_schema, Mapping) else None
+        can_exclude = isinstance(properties, Mapping) and "exclude" in properties
+        raw = call.input.get("exclude") if isinstance(call.input, Mapping) else None
+        if can_exclude and isinstance(raw, Sequence) and not isinstance(raw, str):
+            excludes = tuple(e for e in raw if isinstance(e, str))
+    return CallFacts(frozenset(names), builtin, resources, root, call.tool_name, missing, excludes, can_exclude)

@@ -83,3 +83,28 @@ async def test_asked_payloads_wait_for_approval_under_allow_all(scripted_model_s
         requests = [p for p in result.parts if p.type == "tool-approval-request"]
         assert len(requests) == 1
     assert (corpus_ws / "victim").read_text() == "precious\n"
+
+
+async def test_a_search_over_a_denied_subtree_runs_with_it_excluded(scripted_model_server: Any,
+                                                                     corpus_ws: Path) -> None:
+    excluded = [".env", "secrets", "src/env_link"]
+    server = scripted_model_server(Script.of(
+        ModelTurn(tool_calls=[ToolCallSpec("grep", {"pattern": "TOKEN|KEY|print", "path": "."})]),
+        ModelTurn(tool_calls=[ToolCallSpec("grep", {"pattern": "TOKEN|KEY|print", "path": ".", "exclude": excluded})]),
+        ModelTurn(tool_calls=[ToolCallSpec("glob", {"pattern": "**/*", "exclude": excluded})]),
+        ModelTurn(tool_calls=[ToolCallSpec("grep", {"pattern": "TOKEN", "path": ".", "exclude": [".env"]})]),
+        "Done.",
+    ))
+    agent = _agent(server)
+    async with await agent.create_session(sandbox=LocalSandbox(corpus_ws)) as session:
+        result = await agent.generate(session=session, prompt="search")
+    denied = [p for p in result.parts if isinstance(p, ToolOutputDeniedPart)]
+    # the first search names what to exclude; excluding only part of it is still denied
+    assert len(denied) == 2 and denied[0].reason is not None
+    assert all(json.dumps(path) in denied[0].reason for path in excluded)
+    outputs = [str(p.output) for p in result.parts if isinstance(p, ToolResultPart)]
+    assert len(outputs) == 2
+    assert "print('a')" in outputs[0] and "hunter2" not in outputs[0] and "KEY" not in outputs[0]
+    assert "src/a.py" in outputs[1] and not any(x in outputs[1] for x in (".env", "secrets", "env_link"))
+    bodies = "\n".join(json.dumps(r.body) for r in server.requests if r.is_model_call)
+    assert "hunter2" not in bodies
