@@ -478,8 +478,12 @@ class RuleEngine:
                                                   "rules do not know that command, so its arguments count as a "
                                                   "command)"))
         if self.guard_arguments and self._guard_pool and unit.name not in NO_FILE_COMMANDS:
+            guard = self._guard_pool
             for arg in unit.args:
-                self._path(arg.path, arg.cwds, self._guard_pool, tally, bases, required=False, origin=arg.origin,
+                if not arg.glob and len(arg.cwds) == 1 and _absent(arg.path, arg.cwds[0], guard, bases):
+                    tally.parts += 1
+                    continue
+                self._path(arg.path, arg.cwds, guard, tally, bases, required=False, origin=arg.origin,
                            glob=arg.glob, deny_only=True)
             if unit.unknown_args is not None and not tally.deny:
                 tally.unsure.append(f"{shown}: {unit.unknown_args}, and it may name a file a rule such as "
@@ -516,6 +520,26 @@ class RuleEngine:
             relevant = bool(pool or self._edit_pool or self._read_pool)
         if relevant:
             tally.unsure.append(f"{shown}: {item.reason}")
+
+
+def _absent(raw: str, cwd: str | None, pool: _Pool, bases: Bases) -> bool:
+    """True when the relative path ``raw`` names nothing (its first component is missing
+    in ``cwd``, so no symlink can redirect it) and no deny rule of ``pool`` matches it as
+    written: one ``lstat`` instead of a full resolution, for the many arguments that are
+    not files at all (``status``, ``-k``'s value, a branch name)."""
+    if cwd is None or not raw or raw[0] in "/~" or "\x00" in raw:
+        return False
+    first = raw.split("/", 1)[0]
+    if first in ("", ".", ".."):
+        return False
+    try:
+        os.lstat(cwd + "/" + first)
+    except FileNotFoundError:
+        lexical = Spelling(normalize(cwd + "/" + raw), False, False)
+        return not pool.deny_paths.may_match((lexical,), bases)
+    except (OSError, ValueError):
+        return False
+    return False
 
 
 def _absolute(path: str) -> str:

@@ -648,7 +648,7 @@ class _Walker:
             deny.append(" ".join([words[0].text.rpartition('/')[2], *word_texts[1:]]))
         name = words[0].text.rpartition('/')[2] if words else ""
         return CommandUnit(full, tuple(dict.fromkeys(allow)), tuple(dict.fromkeys(deny)), required, tuple(args),
-                           tuple(s for s in suffixes if s), unknown_args, name)
+                           tuple([s for s in suffixes if s.indexes]), unknown_args, name)
 
     def command(self, assignments: Sequence[Word], words: Sequence[Word], cwds: Cwds, depth: int,
                 *, required: bool = True, stdin: _Stdin = _INHERITED) -> None:
