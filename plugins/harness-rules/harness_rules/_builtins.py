@@ -48,7 +48,7 @@ def _bad_name(word: Word) -> bool:
     """A variable name that may evaluate code: a subscript or text computed at run time."""
     name = word.text.partition("=")[0]
     raw = word.raw.partition("=")[0] if word.raw else name
-    return "[" in name or word.dynamic and ("$" in raw or "`" in raw) or not name
+    return "[" in name or (word.dynamic and ("$" in raw or "`" in raw)) or not name
 
 
 def _names_after(spec: Options, what: str, *, skip: int = 0) -> Handler:

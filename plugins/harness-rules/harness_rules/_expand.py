@@ -13,6 +13,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 from typing import Final
 
@@ -70,7 +71,7 @@ def _first_group(word: str) -> tuple[int, int, list[str]] | None:
             body = word[i + 1 : j]
             if commas:
                 bounds = [i, *commas, j]
-                return i, j + 1, [word[a + 1 : b] for a, b in zip(bounds, bounds[1:])]
+                return i, j + 1, [word[a + 1 : b] for a, b in itertools.pairwise(bounds)]
             seq = _sequence(body)
             if seq is not None:
                 return i, j + 1, seq

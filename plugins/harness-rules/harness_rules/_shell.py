@@ -45,8 +45,8 @@ from typing import Any, Final, Literal
 import attrs
 
 from ._builtins import EVALUATING_BUILTINS, code_env
-from ._fastparse import FastWord, fast_parse
 from ._expand import brace_expand, parameter_problem, substitution_texts
+from ._fastparse import FastWord, fast_parse
 from ._words import SENTINEL, Options, Suffixes, Word, skip_options, texts
 from ._wrappers import LEAF_COMMANDS, SHELLS, WRAPPERS, Unwrap, subcommand_index
 

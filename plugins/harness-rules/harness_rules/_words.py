@@ -78,7 +78,7 @@ class Suffixes:
             at += len(word) + 1
         offsets = tuple(starts[i] for i in self.indexes)
         heads: dict[str, list[int]] = {}
-        for i, offset in zip(self.indexes, offsets):
+        for i, offset in zip(self.indexes, offsets, strict=True):
             heads.setdefault(posixpath.basename(self.words[i]), []).append(offset)
         object.__setattr__(self, "text", " ".join(self.words))
         object.__setattr__(self, "offsets", offsets)

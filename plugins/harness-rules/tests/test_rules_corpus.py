@@ -25,7 +25,7 @@ from harness_rules._fastparse import fast_parse
 from harness_rules.cli import rules
 
 sys.path.insert(0, str(Path(__file__).parent))  # --import-mode=importlib: the corpus module sits here
-from rules_corpus import Payload, corpus, make_workspace  # noqa: E402
+from rules_corpus import Payload, corpus, make_workspace
 
 CORPUS = corpus()
 
@@ -95,7 +95,7 @@ def test_fast_prepass_builds_the_trees_bashlex_builds() -> None:
         accepted += 1
         reference = bashlex.parse(command)  # the pre-pass accepts only what bashlex parses
         assert len(fast) == len(reference), command
-        for mine, theirs in zip(fast, reference):
+        for mine, theirs in zip(fast, reference, strict=True):
             assert _shape(mine) == _shape(theirs), command
     assert accepted > 1000
 
