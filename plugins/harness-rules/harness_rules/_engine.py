@@ -30,6 +30,7 @@ from harness_core import ApprovalDecision, ApprovalStatus, ToolResources
 from ._index import CommandIndex, PathIndex
 from ._names import SEARCH_TOOLS, canonical_tool, rule_keys_for_call
 from ._paths import Bases, PathPattern, Spelling, normalize, probe_tree, relative, spellings
+from ._resolve import Memo
 from ._shell import CommandUnit, Opaque, PathAccess, analyze_command, show_command
 from ._syntax import Action, Rule, RuleKind
 
@@ -155,13 +156,12 @@ class CallFacts:
     missing: str | None = None
     excludes: tuple[str, ...] = ()
     can_exclude: bool = False
+    canonical_names: frozenset[str] = attrs.field(init=False, eq=False, repr=False)
+    """The names mapped to common names (built-ins only)."""
 
-    @property
-    def canonical_names(self) -> frozenset[str]:
-        """The names mapped to common names (built-ins only)."""
-        if not self.builtin:
-            return self.names
-        return frozenset(canonical_tool(n) for n in self.names)
+    def __attrs_post_init__(self) -> None:
+        canonical = frozenset(canonical_tool(n) for n in self.names) if self.builtin else self.names
+        object.__setattr__(self, "canonical_names", canonical)
 
 
 @attrs.frozen
@@ -201,6 +201,7 @@ class _Tally:
     unallowed: list[str] = attrs.Factory(list)
     unsure: list[str] = attrs.Factory(list)
     parts: int = 0
+    lstats: Memo = attrs.Factory(dict)  # one decision sees one file system state
 
 
 class RuleEngine:
@@ -286,12 +287,12 @@ class RuleEngine:
         is_shell = (resources is not None and resources.command is not None) or "bash" in facts.canonical_names
         if not pool and not (is_shell and (self._edit_pool or self._read_pool)):
             return RuleVerdict("none", f"no rule names the {facts.label} tool")
-        root = _absolute(facts.workspace_root)
-        bases = self._bases.get(root)
+        bases = self._bases.get(facts.workspace_root)
         if bases is None:
             if len(self._bases) > 256:
                 self._bases.clear()
-            bases = self._bases[root] = Bases.for_root(root, self.home)
+            bases = self._bases[facts.workspace_root] = Bases.for_root(_absolute(facts.workspace_root), self.home)
+        root = bases.workspace[0]
         tally = _Tally()
         if resources is not None:
             search = bool(facts.canonical_names & SEARCH_TOOLS) if facts.builtin else False
@@ -347,12 +348,12 @@ class RuleEngine:
                     tally.unsure.append(f"`{raw}` expands to more than {_GLOB_LIMIT} paths, too many to check")
                 raws.extend(found[:_GLOB_LIMIT])
         if len(cwds) == 1 and len(raws) == 1:
-            spells = list(spellings(raw, cwds[0] or root, self.home, bases))
+            spells = list(spellings(raw, cwds[0] or root, self.home, bases, tally.lstats))
         else:
             spelled: dict[str, Spelling] = {}
             for cwd in cwds:
                 for one in raws:
-                    for sp in spellings(one, cwd or root, self.home, bases):
+                    for sp in spellings(one, cwd or root, self.home, bases, tally.lstats):
                         spelled.setdefault(sp.path, sp)
             spells = list(spelled.values())
         shown = f"path `{raw}`" if origin is None else f"`{raw}` ({origin})"
@@ -480,7 +481,7 @@ class RuleEngine:
         if self.guard_arguments and self._guard_pool and unit.name not in NO_FILE_COMMANDS:
             guard = self._guard_pool
             for arg in unit.args:
-                if not arg.glob and len(arg.cwds) == 1 and _absent(arg.path, arg.cwds[0], guard, bases):
+                if not arg.glob and len(arg.cwds) == 1 and _absent(arg.path, arg.cwds[0], guard, bases, tally.lstats):
                     tally.parts += 1
                     continue
                 self._path(arg.path, arg.cwds, guard, tally, bases, required=False, origin=arg.origin,
@@ -522,7 +523,7 @@ class RuleEngine:
             tally.unsure.append(f"{shown}: {item.reason}")
 
 
-def _absent(raw: str, cwd: str | None, pool: _Pool, bases: Bases) -> bool:
+def _absent(raw: str, cwd: str | None, pool: _Pool, bases: Bases, memo: Memo) -> bool:
     """True when the relative path ``raw`` names nothing (its first component is missing
     in ``cwd``, so no symlink can redirect it) and no deny rule of ``pool`` matches it as
     written: one ``lstat`` instead of a full resolution, for the many arguments that are
@@ -532,14 +533,20 @@ def _absent(raw: str, cwd: str | None, pool: _Pool, bases: Bases) -> bool:
     first = raw.split("/", 1)[0]
     if first in ("", ".", ".."):
         return False
-    try:
-        os.lstat(cwd + "/" + first)
-    except FileNotFoundError:
-        lexical = Spelling(normalize(cwd + "/" + raw), False, False)
-        return not pool.deny_paths.may_match((lexical,), bases)
-    except (OSError, ValueError):
-        return False
-    return False
+    path = cwd + "/" + first
+    if path in memo:
+        if memo[path] is not None:
+            return False
+    else:
+        try:
+            memo[path] = os.lstat(path)
+            return False
+        except FileNotFoundError:
+            memo[path] = None
+        except (OSError, ValueError):
+            return False
+    lexical = Spelling(normalize(cwd + "/" + raw), False, False)
+    return not pool.deny_paths.may_match((lexical,), bases)
 
 
 def _absolute(path: str) -> str:

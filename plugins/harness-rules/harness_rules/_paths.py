@@ -41,7 +41,7 @@ import attrs
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
 from ._errors import RuleSyntaxError
-from ._resolve import case_insensitive, resolve
+from ._resolve import Memo, case_insensitive, resolve
 
 __all__ = [
     "Bases",
@@ -413,7 +413,7 @@ class Spelling:
 _PROC_CWD: Final = re.compile(r"^/proc/(?:self|thread-self)/cwd(?=/|$)")
 
 
-def spellings(raw: str, cwd: str, home: str, bases: Bases | None = None) -> tuple[Spelling, ...]:
+def spellings(raw: str, cwd: str, home: str, bases: Bases | None = None, memo: Memo | None = None) -> tuple[Spelling, ...]:
     """Every spelling of the path ``raw`` as a tool running in ``cwd`` would see it.
 
     ``~`` and ``~/x`` are expanded to ``home``; the literal ``cwd/~/x`` is kept as well when
@@ -436,7 +436,7 @@ def spellings(raw: str, cwd: str, home: str, bases: Bases | None = None) -> tupl
     anchors = () if bases is None else bases.anchors
     for cand in candidates:
         lit = normalize(cand)
-        found = resolve(cand, cwd, anchors)
+        found = resolve(cand, cwd, anchors, memo)
         seen[lit] = Spelling(lit, found.is_dir if found.path == lit else os.path.isdir(lit), False, found.unknown)
         if _PROC_CWD.match(lit):
             local = normalize(_PROC_CWD.sub(lambda _: cwd, lit, count=1))

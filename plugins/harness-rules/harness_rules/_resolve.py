@@ -28,7 +28,7 @@ from typing import Final
 
 import attrs
 
-__all__ = ["Resolved", "case_insensitive", "resolve"]
+__all__ = ["Memo", "Resolved", "case_insensitive", "resolve"]
 
 _MAX_LINKS: Final = 40
 _SELF: Final = frozenset({"/proc/self", "/proc/thread-self"})
@@ -52,7 +52,11 @@ class Resolved:
     unknown: str | None = None
 
 
-def resolve(path: str, cwd: str, anchors: Sequence[tuple[str, str]] = ()) -> Resolved:
+Memo = dict[str, "os.stat_result | None"]
+"""``lstat`` results of one decision, by path (``None``: it failed)."""
+
+
+def resolve(path: str, cwd: str, anchors: Sequence[tuple[str, str]] = (), memo: Memo | None = None) -> Resolved:
     """Resolve the absolute ``path`` (``.``/``..`` not yet folded) as the OS would.
 
     Args:
@@ -61,6 +65,8 @@ def resolve(path: str, cwd: str, anchors: Sequence[tuple[str, str]] = ()) -> Res
         anchors: ``(directory, resolved directory)`` pairs already resolved (the
             workspace root, the home directory): a path below one starts from there,
             saving a ``lstat`` per component of the anchor.
+        memo: ``lstat`` results already obtained for this decision (shared prefixes of
+            several paths are looked up once); filled in as components are looked up.
 
     Returns:
         The :class:`Resolved` result; never raises for a missing or unreadable path.
@@ -98,12 +104,20 @@ def resolve(path: str, cwd: str, anchors: Sequence[tuple[str, str]] = ()) -> Res
                 return Resolved(_join(candidate, nxt, pending), False, False,
                                 f"`{candidate}/{nxt}` names the running process's own state")
         else:
-            try:
-                st = os.lstat(candidate)
-            except (OSError, ValueError):
+            if memo is not None and candidate in memo:
+                found = memo[candidate]
+            else:
+                try:
+                    found = os.lstat(candidate)
+                except (OSError, ValueError):
+                    found = None
+                if memo is not None:
+                    memo[candidate] = found
+            if found is None:
                 missing = True
                 resolved = candidate
                 continue
+            st = found
             if not stat.S_ISLNK(st.st_mode):
                 resolved, mode = candidate, st.st_mode
                 continue
