@@ -18,8 +18,9 @@ for several call mixes:
 * MCP and host tool names;
 * a realistic mix of all of these.
 
-Prints, for each mix, the median over ``--runs`` runs of decisions per second and
-microseconds per decision, the time to load the rules file, and the decision counts (so a
+Prints, for each mix, the median over ``--runs`` runs of decisions per second of wall
+time and per second of the process's CPU time (steadier on a shared machine: other
+processes' load does not count), microseconds per decision (wall), the time to load the rules file, and the decision counts (so a
 regression in the outcome shows too).
 """
 
@@ -160,9 +161,11 @@ def measure(label: str, policy: RulesPolicy, make: Callable[[int], Call], second
     numbers growing across runs, so "first-seen" calls stay first-seen."""
     counts: Counter[str] = Counter()
     rates: list[float] = []
+    cpu_rates: list[float] = []
     for _ in range(runs):
         n = 0
         start = time.perf_counter()
+        cpu_start = time.process_time()
         deadline = start + seconds
         while True:
             call, context = make(offset[0] + n)
@@ -171,9 +174,11 @@ def measure(label: str, policy: RulesPolicy, make: Callable[[int], Call], second
             if n % 16 == 0 and time.perf_counter() >= deadline:
                 break
         rates.append(n / (time.perf_counter() - start))
+        cpu_rates.append(n / max(time.process_time() - cpu_start, 1e-9))
         offset[0] += n
     rate = statistics.median(rates)
-    print(f"{label:<38} {rate:>10,.0f} decisions/s {1e6 / rate:>9.1f} us/decision   "
+    cpu = statistics.median(cpu_rates)
+    print(f"{label:<38} {rate:>9,.0f}/s wall {cpu:>9,.0f}/s cpu {1e6 / rate:>8.1f} us   "
           f"{dict(sorted(counts.items()))}")
     return counts
 

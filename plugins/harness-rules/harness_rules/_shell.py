@@ -46,7 +46,7 @@ import attrs
 
 from ._builtins import EVALUATING_BUILTINS, code_env
 from ._expand import brace_expand, parameter_problem, substitution_texts
-from ._fastparse import FastWord, fast_parse
+from ._fastparse import FastNode, FastWord, fast_parse
 from ._words import SENTINEL, Options, Suffixes, Word, skip_options, texts
 from ._wrappers import LEAF_COMMANDS, SHELLS, WRAPPERS, Unwrap, subcommand_index
 
@@ -455,6 +455,8 @@ class _Walker:
     def node(self, node: Any, cwds: Cwds, depth: int) -> Cwds:
         kind = node.kind
         if kind == "command":
+            if type(node) is FastNode:
+                return self.simple_cached(node, cwds, depth)
             return self.simple(node, cwds, depth)
         if kind == "list":
             return self.sequence(node.parts, cwds, depth)
@@ -568,6 +570,36 @@ class _Walker:
         self.opaque.append(Opaque(shown, problem, tuple(textual_opaque(value, "").deny_forms)))
 
     # simple commands
+
+    def simple_cached(self, node: Any, cwds: Cwds, depth: int) -> Cwds:
+        """:meth:`simple` for a command of the fast pre-pass, cached by its normalized text.
+
+        Such a command holds no expansion or substitution, so what it contributes (units,
+        paths, opaque items, the directories after it, an ``exec`` input) depends only on
+        its words and redirections and on the context in the key: the directories it runs
+        in, its standard input, whether ``echo`` output may be taken as literal, the
+        shell's ``exec`` input, the nesting depth and the home directory. The same command
+        inside different command lines is analysed once.
+        """
+        words = tuple(_fast_key(p) for p in node.parts)
+        key = (words, cwds, self.stdin, self.literal_ok, self.exec_stdin, depth, self.home)
+        hit = _SIMPLE_CACHE.get(key)
+        if hit is None:
+            units, paths, opaque = len(self.units), len(self.paths), len(self.opaque)
+            source = self.source
+            after = self.simple(node, cwds, depth)
+            if self.source is source:
+                hit = (tuple(self.units[units:]), tuple(self.paths[paths:]), tuple(self.opaque[opaque:]), after,
+                       self.exec_stdin)
+                if len(_SIMPLE_CACHE) >= 8192:
+                    _SIMPLE_CACHE.clear()
+                _SIMPLE_CACHE[key] = hit
+            return after
+        self.units.extend(hit[0])
+        self.paths.extend(hit[1])
+        self.opaque.extend(hit[2])
+        self.exec_stdin = hit[4]
+        return hit[3]
 
     def simple(self, node: Any, cwds: Cwds, depth: int) -> Cwds:
         assignments: list[Word] = []
@@ -894,6 +926,17 @@ class _Walker:
         if word.tilde and (text == "~" or text.startswith("~/")):
             return self.home + text[1:]
         return text
+
+
+_SIMPLE_CACHE: dict[Any, Any] = {}
+"""Analyses of fast pre-pass simple commands (see :meth:`_Walker.simple_cached`)."""
+
+
+def _fast_key(part: Any) -> Any:
+    if part.kind == "redirect":
+        output = part.output
+        return ("redirect", part.type, getattr(part, "input", None), output if isinstance(output, int) else output.word)
+    return (part.kind, part.word)
 
 
 class _Unsupported(Exception):
