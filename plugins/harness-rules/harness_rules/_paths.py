@@ -337,7 +337,10 @@ def compile_path_pattern(spec: str) -> PathPattern:
 
 _NAME_MAX: Final = 255
 _PATH_MAX: Final = 4096
-_CLASS_CANDIDATES: Final = "xa0A_.-" + "".join(chr(c) for c in range(33, 127)) + " \u00e9"
+_CLASS_CANDIDATES: Final = ("xa0A_.-" + "".join(chr(c) for c in range(32, 127)) + "".join(chr(c) for c in range(1, 32))
+                             + "\u00e9\u00ff\u0100\u4e00\U0001f600\U0010ffff").replace("/", "")
+"""Characters tried for a class: every character a file name may hold has a candidate of
+its kind (control, ASCII, Latin-1, BMP, astral); only ``/`` and NUL never occur."""
 
 
 def _check_can_match(segments: Sequence[str], regex: re.Pattern[str], spec: str) -> None:
