@@ -599,7 +599,8 @@ class _Walker:
         self.paths.extend(hit[1])
         self.opaque.extend(hit[2])
         self.exec_stdin = hit[4]
-        return hit[3]
+        cached: Cwds = hit[3]
+        return cached
 
     def simple(self, node: Any, cwds: Cwds, depth: int) -> Cwds:
         assignments: list[Word] = []
