@@ -1,7 +1,9 @@
-"""Shell commands taken apart with bashlex, so rules can judge every command that would run.
+"""Shell commands taken apart, so rules can judge every command that would run.
 
-:func:`analyze_command` parses a command line with :mod:`bashlex` and returns a
-:class:`ShellAnalysis`:
+:func:`analyze_command` parses a command line - with the fast pre-pass of
+:mod:`harness_rules._fastparse` when it is plain, else with :mod:`bashlex` (imported on
+first use) - walks the tree and returns a :class:`ShellAnalysis` (the types live in
+:mod:`harness_rules._units`):
 
 * :class:`CommandUnit` - one simple command that would run: each command of a list
   (``&&``, ``||``, ``;``, ``&``, newlines), of a pipeline, of a subshell or group, of a
@@ -37,7 +39,6 @@ from __future__ import annotations
 
 import posixpath
 import re
-import shlex
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, Final, Literal
@@ -47,11 +48,37 @@ import attrs
 from ._builtins import EVALUATING_BUILTINS, code_env
 from ._expand import brace_expand, parameter_problem, substitution_texts
 from ._fastparse import FastNode, FastWord, fast_parse
+from ._units import (
+    DEV_SINKS,
+    GLOB,
+    MAX_COMMAND_CHARS,
+    MAX_DEPTH,
+    OUTPUT_REDIRECTS,
+    PROXY_NAMES,
+    SAFE_ENV_NAMES,
+    WORD_SPACE,
+    CommandUnit,
+    Cwds,
+    Opaque,
+    PathAccess,
+    ShellAnalysis,
+    expands,
+    guessed_names,
+    safe_env,
+    show_command,
+    suffix_forms,
+    textual_opaque,
+    union,
+    word_suffixes,
+)
 from ._words import SENTINEL, Options, Suffixes, Word, skip_options, texts
-from ._wrappers import LEAF_COMMANDS, SHELLS, WRAPPERS, Unwrap, subcommand_index
+from ._wrappers import LEAF_COMMANDS, SHELLS, WRAPPERS, Unwrap
 
 __all__ = [
+    "MAX_COMMAND_CHARS",
+    "SAFE_ENV_NAMES",
     "SENTINEL",
+    "WORD_SPACE",
     "CommandUnit",
     "Cwds",
     "Opaque",
@@ -60,124 +87,6 @@ __all__ = [
     "analyze_command",
     "show_command",
 ]
-
-MAX_COMMAND_CHARS: Final = 32_768
-"""Longer command lines are not analysed: they are asked about (bounded cost)."""
-MAX_DEPTH: Final = 8
-
-Cwds = tuple[str | None, ...]
-"""The possible working directories (``None``: unknown, after ``cd $X`` say)."""
-
-SAFE_ENV_NAMES: Final = frozenset({
-    "CI", "NODE_ENV", "DEBUG", "RUST_BACKTRACE", "RUST_LOG", "LANG", "LANGUAGE", "TZ",
-    "NO_COLOR", "FORCE_COLOR", "TERM", "COLUMNS", "LINES", "PYTHONUNBUFFERED",
-    "PYTHONDONTWRITEBYTECODE", "PYTHONIOENCODING", "VERBOSE",
-})
-"""Variables an environment prefix may set without changing which command an allow rule
-matches (``CI=1 npm test`` is allowed by ``bash(npm test *)``); ``LC_*`` too. Any other
-prefix (``PATH=``, ``LD_PRELOAD=``, ``GIT_SSH_COMMAND=``...) must be written in the rule."""
-
-WORD_SPACE: Final = "\x01"
-"""Stands for whitespace inside one word in :attr:`CommandUnit.suffixes`."""
-
-_PROXY_NAMES: Final = frozenset({"http_proxy", "https_proxy", "ftp_proxy", "all_proxy", "no_proxy"})
-_DEV_SINKS: Final = re.compile(r"/dev/(?:null|stdout|stderr|tty|zero|fd/\d+)")
-_OUTPUT_REDIRECTS: Final = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
-
-
-@attrs.frozen
-class CommandUnit:
-    """One simple command that would run.
-
-    Attributes:
-        text: the command as normalized (quotes removed, words joined by one space),
-            environment prefix included.
-        allow_forms: an allow rule matching any of these allows the unit.
-        deny_forms: a deny or ask rule that may match any of these holds.
-        required: the unit must be allowed for the whole command to be allowed (False for
-            transparent wrappers, whose inner command is judged instead, and for ``cd``).
-        args: argument words that may name files, with the directories they resolve in.
-        suffixes: for a command the analysis does not know (it may run one of its
-            arguments as a command, as ``uv run rm x`` does), every word suffix starting at
-            a literal, non-option argument; deny and ask rules matching one hold. Whitespace
-            inside a word is ``"\\x01"`` here, so a quoted argument (``-m 'rm old'``) is not
-            taken for several words.
-        unknown_args: why some arguments are only known at run time (a variable, a
-            substitution, ``xargs`` input), or ``None``: they may name any file.
-        name: the command name (basename), ``""`` for a bare assignment.
-    """
-
-    text: str
-    allow_forms: tuple[str, ...]
-    deny_forms: tuple[str, ...]
-    required: bool = True
-    args: tuple[PathAccess, ...] = ()
-    suffixes: tuple[Suffixes, ...] = ()
-    unknown_args: str | None = None
-    name: str = ""
-
-
-@attrs.frozen
-class PathAccess:
-    """A file a command line touches.
-
-    Attributes:
-        path: the path as written (quotes removed; ``~`` kept for the caller to expand).
-        cwds: where a relative path resolves.
-        access: ``write`` (redirection, ``tee``) or ``read`` (``<``, arguments).
-        origin: what touches it, for reasons (``redirection `> out.txt```).
-        glob: the word holds wildcard characters the shell would expand.
-        required: for a write, an edit rule must allow it (``False`` for a file that is
-            only created when missing, such as ``flock``'s lock file: edit deny and ask rules
-            still hold).
-    """
-
-    path: str
-    cwds: Cwds
-    access: Literal["write", "read"]
-    origin: str
-    glob: bool = False
-    required: bool = True
-
-
-@attrs.frozen
-class Opaque:
-    """Something the analysis cannot judge; never allowed automatically.
-
-    Attributes:
-        text: what could not be judged.
-        reason: why.
-        deny_forms: word suffixes for a conservative deny check.
-        write_targets: redirection targets found textually (unparsable commands only).
-        kind: ``command``, ``path`` (a write to a path computed at run time) or ``read``
-            (a read of one).
-    """
-
-    text: str
-    reason: str
-    deny_forms: tuple[Suffixes, ...] = ()
-    write_targets: tuple[str, ...] = ()
-    kind: Literal["command", "path", "read"] = "command"
-
-
-@attrs.frozen
-class ShellAnalysis:
-    """The parts of one command line (see the module docs).
-
-    Attributes:
-        command: the command line.
-        units: the simple commands, in source order.
-        paths: the files written or read through redirections and ``tee``.
-        opaque: what could not be judged.
-        error: the parser's message when the whole line could not be parsed.
-    """
-
-    command: str
-    units: tuple[CommandUnit, ...] = ()
-    paths: tuple[PathAccess, ...] = ()
-    opaque: tuple[Opaque, ...] = ()
-    error: str | None = None
-
 
 def analyze_command(command: str, cwd: str, home: str) -> ShellAnalysis:
     """Take ``command`` apart (see the module docs).
@@ -204,79 +113,6 @@ def _analyze_cached(command: str, cwd: str, home: str) -> ShellAnalysis:
     if error is not None:
         return ShellAnalysis(command, error=error, opaque=(textual_opaque(command, error),))
     return ShellAnalysis(command, tuple(walker.units), tuple(walker.paths), tuple(walker.opaque))
-
-
-# -- textual fallback ------------------------------------------------------------------
-
-_SPLIT: Final = re.compile(r"\|\||&&|\$\(|[;&|\n(){}`]")
-_TEXT_REDIRECT: Final = re.compile(r"(?:&>>?|>>?|>\||<>)\s*([^\s;&|<>()]+)")
-_ASSIGNMENT: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
-
-
-def textual_opaque(command: str, reason: str) -> Opaque:
-    """An :class:`Opaque` item for a command that could not be parsed.
-
-    The command line is split at every shell operator; every word suffix of every piece
-    (leading assignments dropped, quotes removed where possible) becomes a deny form, so a
-    denied command anywhere in it is still found. Redirection targets are found textually.
-    """
-    forms: list[Suffixes] = []
-    for piece in _SPLIT.split(command):
-        words = _loose_words(piece)
-        while words and _ASSIGNMENT.match(words[0]):
-            words = words[1:]
-        if words:
-            forms.extend(_suffix_forms(words))
-    targets = tuple(t.strip("'\"") for t in _TEXT_REDIRECT.findall(command))
-    targets = tuple(t for t in targets if t and not t.isdigit() and t != "-" and not _DEV_SINKS.fullmatch(t))
-    return Opaque(show_command(command, 2000), reason, tuple(forms), targets)
-
-
-def _loose_words(text: str) -> list[str]:
-    try:
-        return shlex.split(text, posix=True)
-    except ValueError:
-        return [w.strip("'\"") for w in text.split()]
-
-
-def _suffix_forms(words: Sequence[str]) -> list[Suffixes]:
-    """Every word suffix (a path command name also matches by its basename, see
-    :meth:`~harness_rules.CommandPattern.matches_at`), for deny checks; words with brace
-    groups are also expanded as the shell would."""
-    expanded: list[str] = []
-    for word in words:
-        alternatives = brace_expand(word) if "{" in word else None
-        expanded.extend(alternatives if alternatives else [word])
-    if expanded != list(words):
-        return [Suffixes.every(words), Suffixes.every(expanded)]
-    return [Suffixes.every(words)]
-
-
-# -- words -----------------------------------------------------------------------------
-
-_BRACE: Final = re.compile(r"\{[^{}]*(?:,|\.\.)[^{}]*\}")
-_GLOB: Final = re.compile(r"[*?]|\[.*\]", re.DOTALL)
-"""A word the shell would expand as a wildcard (a lone ``[``, as in ``[ -d x ]``, is literal)."""
-_NAME_TOKEN: Final = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+/-]*")
-_WHITESPACE: Final = re.compile(r"\s")
-
-
-def _expands(text: str) -> str | None:
-    """Why the shell may turn a command name into something else, or ``None``."""
-    if _BRACE.search(text):
-        return "the command name undergoes brace expansion"
-    if _GLOB.search(text):
-        return "the command name is a wildcard the shell expands"
-    return None
-
-
-def _guessed_names(word: Word, rest: Sequence[str]) -> list[Suffixes]:
-    """Deny forms for a command name computed at run time: every name-like token written
-    in it (``$(echo rm)`` may well be ``rm``), followed by the arguments."""
-    tokens = _NAME_TOKEN.findall(word.raw or word.text)
-    if word.output is not None:
-        tokens.extend(word.output.split()[:1])
-    return [Suffixes((token, *rest), (0,)) for token in list(dict.fromkeys(tokens))[:64]]
 
 
 _TEE = Options(flags="aip", long_flags=frozenset({"--append", "--ignore-interrupts", "--output-error"}))
@@ -362,7 +198,7 @@ class _Walker:
                 return f"the shell parser could not parse it ({type(exc).__name__}: {exc})"
         try:
             for tree in trees:  # lines run one after the other, whether or not a `cd` failed
-                cwds = _union(cwds, self.node(tree, cwds, depth))
+                cwds = union(cwds, self.node(tree, cwds, depth))
         except _Unsupported as exc:
             return str(exc)
         except RecursionError:
@@ -470,7 +306,7 @@ class _Walker:
                 if part.kind == "word":
                     self.substitutions(part, cwds, depth)
                 elif part.kind not in ("reservedword", "operator"):
-                    after = _union(after, self.node(part, cwds, depth))
+                    after = union(after, self.node(part, cwds, depth))
             return after
         if kind == "function":
             name = next((p.word for p in node.parts if p.kind == "word"), "?")
@@ -512,7 +348,7 @@ class _Walker:
             if part.kind == "operator":
                 if part.op == "&&":
                     continue
-                current = _union(before, current)
+                current = union(before, current)
                 continue
             before = current
             current = self.node(part, current, depth)
@@ -642,7 +478,7 @@ class _Walker:
         """``NAME=value`` alone: neutral unless it may change what later commands do."""
         names = [a.text.partition("=")[0] for a in assignments]
         text = " ".join(texts(assignments))
-        neutral = all(_safe_env(n) or (n.islower() and n not in _PROXY_NAMES) for n in names)
+        neutral = all(safe_env(n) or (n.islower() and n not in PROXY_NAMES) for n in names)
         self.units.append(CommandUnit(text, (text,), (text,), required=not neutral))
 
     def change_directory(self, name: str, args: Sequence[Word], cwds: Cwds) -> Cwds:
@@ -674,7 +510,7 @@ class _Walker:
         stripped = " ".join(word_texts)
         full = " ".join(texts(assignments) + word_texts)
         allow: list[str] = [full]
-        if assignments and all(_safe_env(a.text.partition("=")[0]) for a in assignments):
+        if assignments and all(safe_env(a.text.partition("=")[0]) for a in assignments):
             allow.append(stripped)
         deny = [full, stripped]
         if words and "/" in words[0].text:
@@ -687,11 +523,11 @@ class _Walker:
                 *, required: bool = True, stdin: _Stdin = _INHERITED) -> None:
         """Record one command (and what it wraps)."""
         label = " ".join(texts([*assignments, *words]))
-        why = "the command name is computed at run time" if words[0].dynamic else _expands(words[0].text)
+        why = "the command name is computed at run time" if words[0].dynamic else expands(words[0].text)
         if why is not None:
-            forms = _suffix_forms(texts(words))
+            forms = suffix_forms(texts(words))
             if words[0].dynamic:
-                forms += _guessed_names(words[0], texts(words[1:]))
+                forms += guessed_names(words[0], texts(words[1:]))
             self.opaque.append(Opaque(label, why, tuple(forms)))
             return
         name = words[0].text.rpartition('/')[2]
@@ -704,7 +540,7 @@ class _Walker:
         problem = check(args) if check is not None else None
         if problem is not None:
             self.units.append(self.unit(assignments, words, cwds, required=False))
-            self.opaque.append(Opaque(label, problem, tuple(_suffix_forms(texts(words)))))
+            self.opaque.append(Opaque(label, problem, tuple(suffix_forms(texts(words)))))
             return
         handler = WRAPPERS.get(name)
         outcome = handler(args) if handler is not None else None
@@ -712,7 +548,7 @@ class _Walker:
             if name == "tee":
                 self.tee(args, cwds, label)
             unknown = handler is None and name not in LEAF_COMMANDS
-            suffixes = [_word_suffixes(name, words)] if unknown else []
+            suffixes = [word_suffixes(name, words)] if unknown else []
             if unknown and stdin.kind == "literal" and any(
                 not w.dynamic and posixpath.basename(w.text) in SHELLS for w in args
             ):  # `ssh host bash <<< 'CMD'`, `docker exec -i c sh <<EOF`: the input may be run
@@ -738,18 +574,18 @@ class _Walker:
         self.units.append(self.unit(assignments, words, cwds, required=False))
         names = ", ".join(f"`{w.text.partition('=')[0]}=`" for w in hidden)
         self.opaque.append(Opaque(label, f"{names} makes the command run code its command line does not show",
-                                  tuple(_suffix_forms(texts(words)))))
+                                  tuple(suffix_forms(texts(words)))))
 
     def wrapped(self, outcome: Unwrap, assignments: Sequence[Word], words: Sequence[Word], cwds: Cwds, depth: int,
                 *, required: bool, stdin: _Stdin, label: str) -> None:
         """Record a wrapper and what it runs (see :class:`~harness_rules._wrappers.Unwrap`)."""
         for target, needed in outcome.writes:
             self.write_target(target, cwds, f"written by `{label}`", required=needed)
-        spelled = any(not _safe_env(a.text.partition("=")[0]) for a in assignments)
+        spelled = any(not safe_env(a.text.partition("=")[0]) for a in assignments)
         wrapper_required = required and (outcome.guarded or (spelled and outcome.kind != "argv"))
         if outcome.kind == "opaque":
             self.units.append(self.unit(assignments, words, cwds, required=False))
-            self.opaque.append(Opaque(label, outcome.reason, tuple(_suffix_forms(texts(words)))))
+            self.opaque.append(Opaque(label, outcome.reason, tuple(suffix_forms(texts(words)))))
             return
         if outcome.kind == "argv":
             self.units.append(self.unit(assignments, words, cwds, required=wrapper_required))
@@ -768,7 +604,7 @@ class _Walker:
         if stdin.kind == "pipe" or outcome.stdin_fallback == "opaque":
             where = stdin.origin or ("a file" if stdin.kind == "file" else "the caller's standard input")
             self.units.append(self.unit(assignments, words, cwds, required=False))
-            self.opaque.append(Opaque(label, f"{outcome.reason} ({where})", tuple(_suffix_forms(texts(words)))))
+            self.opaque.append(Opaque(label, f"{outcome.reason} ({where})", tuple(suffix_forms(texts(words)))))
             return
         self.units.append(self.unit(assignments, words, cwds, required=required))  # judged as written
 
@@ -825,7 +661,7 @@ class _Walker:
             if not text:
                 continue
             if text[0] not in "-~{" and "{" not in text:  # the common case: one plain word
-                out.append(PathAccess(text, cwds, "read", origin, glob=_GLOB.search(text) is not None))
+                out.append(PathAccess(text, cwds, "read", origin, glob=GLOB.search(text) is not None))
                 continue
             candidates = [text]
             if text.startswith("-") and len(text) > 1:
@@ -841,7 +677,7 @@ class _Walker:
                 for one in alternatives:
                     if arg.tilde and (one == "~" or one.startswith("~/")):
                         one = self.home + one[1:]
-                    out.append(PathAccess(one, cwds, "read", origin, glob=bool(_GLOB.search(one))))
+                    out.append(PathAccess(one, cwds, "read", origin, glob=bool(GLOB.search(one))))
         return tuple(out), why
 
     def tee(self, args: Sequence[Word], cwds: Cwds, label: str) -> None:
@@ -874,7 +710,7 @@ class _Walker:
             if word.output is not None:
                 return _Stdin("literal", word.output, "a here-string")
             return _Stdin("pipe", origin="a here-string computed at run time")
-        if rtype in _OUTPUT_REDIRECTS:
+        if rtype in OUTPUT_REDIRECTS:
             if rtype == ">&" and (word.text.isdigit() or word.text == "-"):
                 return None
             self.write_target(word, cwds, f"written by `{label} {rtype} {word.text}`")
@@ -891,7 +727,7 @@ class _Walker:
                 return _Stdin("pipe", origin=f"`{show_command(word.raw or word.text, 60)}`, computed at run time")
             path = self._tilde(word)
             self.paths.append(PathAccess(path, cwds, "read", f"read by `{label} {rtype} {word.text}`",
-                                         glob=bool(_GLOB.search(path))))
+                                         glob=bool(GLOB.search(path))))
             if to_stdin:
                 return _Stdin("file", origin=f"`{word.text}`")
         return None
@@ -901,9 +737,9 @@ class _Walker:
             self.opaque.append(Opaque(word.text, f"{origin} writes to a path computed at run time", kind="path"))
             return
         path = self._tilde(word)
-        if _DEV_SINKS.fullmatch(path):
+        if DEV_SINKS.fullmatch(path):
             return
-        self.paths.append(PathAccess(path, cwds, "write", origin, glob=bool(_GLOB.search(path)), required=required))
+        self.paths.append(PathAccess(path, cwds, "write", origin, glob=bool(GLOB.search(path)), required=required))
 
     def heredoc_body(self, node: Any) -> tuple[str, bool]:
         """A here-document's body and whether it is literal (quoted delimiter)."""
@@ -942,33 +778,3 @@ def _fast_key(part: Any) -> Any:
 
 class _Unsupported(Exception):
     """A construct the walker refuses to judge."""
-
-
-def _union(a: Cwds, b: Cwds) -> Cwds:
-    return tuple(dict.fromkeys((*a, *b)))
-
-
-def _safe_env(name: str) -> bool:
-    return name in SAFE_ENV_NAMES or name.startswith("LC_")
-
-
-def _word_suffixes(name: str, words: Sequence[Word]) -> Suffixes:
-    """The word suffixes of an unknown command that may be a command it runs: each starts
-    at a literal argument that is not an option (nor the subcommand of a tool such as
-    ``git``); whitespace inside a word becomes :data:`WORD_SPACE`."""
-    word_texts = [_WHITESPACE.sub(WORD_SPACE, t) if " " in t or "\n" in t or "\t" in t else t for t in texts(words)]
-    sub = subcommand_index(name, word_texts[1:])
-    skip = None if sub is None else sub + 1
-    starts: list[int] = []
-    for index in range(1, len(words)):
-        word = words[index]
-        if index == skip or word.dynamic or not word.text or word.text.startswith("-") or SENTINEL in word.text:
-            continue
-        starts.append(index)
-    return Suffixes(tuple(word_texts), tuple(starts))
-
-
-def show_command(text: str, limit: int = 200) -> str:
-    """``text`` for reasons: unknown arguments as ``…``, at most ``limit`` characters."""
-    text = text.replace(SENTINEL, "…").replace(WORD_SPACE, " ")
-    return text if len(text) <= limit else text[: limit - 1] + "…"
