@@ -453,6 +453,13 @@ def _entry_name(entry: os.DirEntry[str]) -> str:
     return entry.name
 
 
+def _link_or_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_symlink() or entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
+
+
 @attrs.frozen
 class ProbeResult:
     """What a walk below a search root found.
@@ -527,7 +534,7 @@ def probe_tree(
                 (patterns[i].may_reach(lit_dir, bases) or patterns[i].may_reach(real_dir, bases))]
         try:
             with os.scandir(lit_dir) as scan:
-                entries = sorted(scan, key=_entry_name)  # a fixed order: the same denial is reported
+                entries = list(scan)
         except OSError:
             continue
         seen_entries += len(entries)
@@ -535,12 +542,17 @@ def probe_tree(
             return ProbeResult(found, True, tuple(hits))
         lit_prefix = lit_dir.rstrip("/") + "/"
         real_prefix = real_dir.rstrip("/") + "/"
+        if not live:  # nothing here can match by name: only links (any target) and subdirectories matter
+            try:
+                entries = [e for e in entries if e.is_symlink() or e.is_dir(follow_symlinks=False)]
+            except OSError:
+                entries = [e for e in entries if _link_or_dir(e)]
+        entries.sort(key=_entry_name)  # a fixed order: the same denial is reported
         for entry in entries:
             try:
                 is_link = entry.is_symlink()
-                if not is_link and not live:  # nothing here can match: only walk on
-                    if entry.is_dir():
-                        stack.append((lit_prefix + entry.name, real_prefix + entry.name))
+                if not is_link and not live:
+                    stack.append((lit_prefix + entry.name, real_prefix + entry.name))
                     continue
                 is_dir = entry.is_dir()
             except OSError:
