@@ -191,6 +191,18 @@ class _Pool:
         return bool(self.deny or self.ask or self.allow)
 
 
+@attrs.frozen
+class _UnitMatches:
+    """The command rules one unit matches: the first deny, ask and allow rule (with the
+    subject to report) and the reasons it cannot be judged."""
+
+    shown: str
+    deny: RuleMatch | None
+    ask: RuleMatch | None
+    unsure: tuple[str, ...]
+    allow: RuleMatch | None
+
+
 @attrs.define
 class _Tally:
     """Matches found while judging the parts of one call."""
@@ -236,6 +248,7 @@ class RuleEngine:
                 self._by_name.setdefault(rule.tool, []).append(rule)
         self._position = {id(rule): index for index, rule in enumerate(self.rules)}
         self._pools: dict[tuple[frozenset[str], bool], _Pool] = {}
+        self._unit_memo: dict[tuple[int, CommandUnit], _UnitMatches] = {}
         self._bases: dict[str, Bases] = {}
         self._edit_pool = self._builtin_pool({"edit", "write"})
         self._read_pool = self._builtin_pool({"read"})
@@ -259,6 +272,7 @@ class RuleEngine:
         if pool is None:
             if len(self._pools) > 4096:
                 self._pools.clear()
+                self._unit_memo.clear()  # keyed by pool identity
             pool = self._pools[key] = self._select(facts)
         return pool
 
@@ -462,26 +476,48 @@ class RuleEngine:
         self._path(access.path, access.cwds, pool, tally, bases, required=False,
                    origin=access.origin, glob=access.glob, deny_only=deny_only)
 
+    def _command_matches(self, unit: CommandUnit, pool: _Pool) -> _UnitMatches:
+        """The command rules matching ``unit`` (no file system involved), memoized per
+        pool and unit: a unit from a cached analysis is matched once."""
+        key = (id(pool), unit)
+        found = self._unit_memo.get(key)
+        if found is not None:
+            return found
+        shown = f"command `{show_command(unit.text)}`"
+        results: list[RuleMatch | None] = []
+        unsure: list[str] = []
+        for index in (pool.deny_index, pool.ask_index):
+            match: RuleMatch | None = None
+            if index:
+                hit = index.first_match(unit.deny_forms, exact=False)
+                if hit is not None:
+                    match = RuleMatch(hit[0], shown)
+                elif unit.suffixes:  # a command the analysis does not know may run one of its arguments
+                    suffix = index.first_suffix(unit.suffixes)
+                    if isinstance(suffix, str):
+                        unsure.append(f"{shown}: {suffix}")
+                    elif suffix is not None:
+                        match = RuleMatch(suffix[0], f"command `{show_command(suffix[1])}`, which {shown} may run "
+                                                     "(the rules do not know that command, so its arguments count "
+                                                     "as a command)")
+            results.append(match)
+        allowed = pool.allow_index.first_match(unit.allow_forms, exact=True) if pool.allow_index else None
+        found = _UnitMatches(shown, results[0], results[1], tuple(unsure),
+                             None if allowed is None else RuleMatch(allowed[0], shown))
+        if len(self._unit_memo) > 8192:
+            self._unit_memo.clear()
+        self._unit_memo[key] = found
+        return found
+
     def _unit(self, unit: CommandUnit, pool: _Pool, tally: _Tally, bases: Bases) -> None:
         tally.parts += 1
-        shown = f"command `{show_command(unit.text)}`"
-        for index, bucket in ((pool.deny_index, tally.deny), (pool.ask_index, tally.ask)):
-            if not index:
-                continue
-            hit = index.first_match(unit.deny_forms, exact=False)
-            if hit is not None:
-                bucket.append(RuleMatch(hit[0], shown))
-                continue
-            if not unit.suffixes:
-                continue
-            # a command the analysis does not know may run one of its arguments
-            found = index.first_suffix(unit.suffixes)
-            if isinstance(found, str):
-                tally.unsure.append(f"{shown}: {found}")
-            elif found is not None:
-                bucket.append(RuleMatch(found[0], f"command `{show_command(found[1])}`, which {shown} may run (the "
-                                                  "rules do not know that command, so its arguments count as a "
-                                                  "command)"))
+        matches = self._command_matches(unit, pool)
+        shown = matches.shown
+        if matches.deny is not None:
+            tally.deny.append(matches.deny)
+        if matches.ask is not None:
+            tally.ask.append(matches.ask)
+        tally.unsure.extend(matches.unsure)
         if self.guard_arguments and self._guard_pool and unit.name not in NO_FILE_COMMANDS:
             guard = self._guard_pool
             for arg in unit.args:
@@ -495,9 +531,8 @@ class RuleEngine:
                                     f"`{self._guard_pool.deny[0].text}` denies")
         if not unit.required:
             return
-        allowed = pool.allow_index.first_match(unit.allow_forms, exact=True) if pool.allow_index else None
-        if allowed is not None:
-            tally.allow.append(RuleMatch(allowed[0], shown))
+        if matches.allow is not None:
+            tally.allow.append(matches.allow)
             return
         tally.unallowed.append(shown)
 

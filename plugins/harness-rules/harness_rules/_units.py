@@ -71,7 +71,7 @@ DEV_SINKS: Final = re.compile(r"/dev/(?:null|stdout|stderr|tty|zero|fd/\d+)")
 OUTPUT_REDIRECTS: Final = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class CommandUnit:
     """One simple command that would run.
 
