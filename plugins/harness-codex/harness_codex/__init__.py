@@ -15,9 +15,10 @@ from __future__ import annotations
 
 from ._adapter import CodexAdapter, codex, find_codex
 from ._builtins import BUILTINS, BY_NAME
+from ._resumed import NOT_RUN
 from ._session import CodexSession
 from ._settings import HARNESS_ID, CodexSettings
 from ._turn import CodexTurn
 
-__all__ = ["BUILTINS", "BY_NAME", "HARNESS_ID", "CodexAdapter", "CodexSession", "CodexSettings", "CodexTurn",
+__all__ = ["BUILTINS", "BY_NAME", "HARNESS_ID", "NOT_RUN", "CodexAdapter", "CodexSession", "CodexSettings", "CodexTurn",
            "codex", "find_codex"]

@@ -27,7 +27,7 @@ from harness_core import (
 from . import _protocol as p
 from ._config import approval_and_sandbox, argv, config_toml, environment
 from ._resumed import ResumedTurn, pending_from_state, pending_to_state
-from ._rpc import AppServer, RpcError, ServerClosedError
+from ._rpc import AppServer, Closed, RpcError, ServerClosedError
 from ._settings import CodexSettings
 from ._turn import CodexTurn
 
@@ -118,6 +118,20 @@ class CodexSession:
             resume = p.ThreadResumeParams.model_validate({**common, "threadId": self.thread_id})
             result = await server.request("thread/resume", resume.model_dump(mode="json", exclude_none=True))
         self.thread_id = str(result["thread"]["id"])
+        await self._wait_for_mcp(server)
+
+    async def _wait_for_mcp(self, server: AppServer) -> None:
+        """Wait until every configured MCP server reports ``ready`` or ``failed``
+        (``mcpServer/startupStatus/updated``): a turn started earlier is offered none of its tools."""
+        waiting = set(self.settings.mcp_servers)
+        while waiting:
+            message = await server.inbox.get()
+            if isinstance(message, Closed):
+                server.inbox.put_nowait(message)
+                return
+            if message.method == "mcpServer/startupStatus/updated" and message.params.get("status") in (
+                    "ready", "failed", "cancelled"):
+                waiting.discard(str(message.params.get("name")))
 
     # -- turns --------------------------------------------------------------------------------
 

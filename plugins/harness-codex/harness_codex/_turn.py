@@ -92,6 +92,7 @@ class CodexTurn:
         self._end: TurnEnd | None = None
         self._done = asyncio.Event()
         self._aborted = False
+        self._mcp_requests: set[str] = set()
 
     @property
     def ended(self) -> bool:
@@ -111,8 +112,14 @@ class CodexTurn:
     async def submit_approval(self, approval_id: str, approved: bool, reason: str | None = None) -> None:
         """Answer an approval request: ``accept`` or ``decline``. Raises ``KeyError`` for an unknown id."""
         request_id, call = self.ledger.approvals.pop(approval_id)
+        if approval_id in self._mcp_requests:
+            self._mcp_requests.discard(approval_id)
+            answer = p.McpServerElicitationRequestResponse(action="accept" if approved else "decline")
+            result: dict[str, Any] = answer.model_dump(mode="json", by_alias=True, exclude_none=True)
+        else:
+            result = {"decision": "accept" if approved else "decline"}
         with contextlib.suppress(ServerClosedError):
-            await self.server.respond(request_id, {"decision": "accept" if approved else "decline"})
+            await self.server.respond(request_id, result)
             if not approved and reason:
                 await self._steer(f"The {call.tool_name} call {call.tool_call_id} was denied: {reason}")
 
@@ -202,6 +209,8 @@ class CodexTurn:
             item = dict(started) if started is not None else {
                 "type": "fileChange", "id": file_approval.itemId, "changes": [], "status": "inProgress"}
             return self._ask(request_id, file_approval.itemId, item)
+        if message.method == "mcpServer/elicitation/request":
+            return await self._mcp_approval(request_id, params)
         if message.method == "item/tool/call":
             tool = p.DynamicToolCallParams.model_validate(params)
             call = ToolCall(tool_call_id=tool.callId, tool_name=tool.tool, input=tool.arguments)
@@ -210,11 +219,28 @@ class CodexTurn:
         await self.server.respond_error(request_id, -32601, f"harness-codex does not answer {message.method}")
         return []
 
-    def _ask(self, request_id: int | str, approval_id: str, item: Mapping[str, Any]) -> list[object]:
+    async def _mcp_approval(self, request_id: int | str, params: Mapping[str, Any]) -> list[object]:
+        meta = params.get("_meta") if isinstance(params.get("_meta"), Mapping) else {}
+        server, tool = params.get("serverName"), meta.get("tool_name")
+        if meta.get("codex_approval_kind") != "mcp_tool_call" or not isinstance(tool, str):
+            await self.server.respond(request_id, {"action": "decline", "content": None})  # fail closed
+            return []
+        started = [item for item in self._started.values() if item.get("type") == "mcpToolCall"
+                   and item.get("server") == server and item.get("tool") == tool
+                   and str(item.get("id")) not in self._announced]
+        item = dict(started[-1]) if started else {
+            "type": "mcpToolCall", "id": f"mcp-{request_id}", "server": server, "tool": tool,
+            "arguments": meta.get("tool_params") or {}, "status": "inProgress"}
+        return self._ask(request_id, str(item["id"]), item, mcp=True)
+
+    def _ask(self, request_id: int | str, approval_id: str, item: Mapping[str, Any], *,
+             mcp: bool = False) -> list[object]:
         call = builtin_call(item)
         assert call is not None
         self._announced[call.tool_call_id] = call
         self.ledger.approvals[approval_id] = (request_id, call)
+        if mcp:
+            self._mcp_requests.add(approval_id)
         return [BuiltinApprovalRequest(approval_id, call), AwaitingAnswers()]
 
     def _item_started(self, params: Mapping[str, Any]) -> list[object]:

@@ -14,7 +14,7 @@ import pytest
 
 from harness_core import HarnessAgent
 from harness_core.parts import AbortPart, ErrorPart, ToolCallPart, ToolResultPart
-from harness_core.testing import Fault, ModelTurn, ScriptedModelServer, Script, ToolCallSpec
+from harness_core.testing import Fault, ModelTurn, Script, ScriptedModelServer, ToolCallSpec
 
 from .conftest import alive, group_members
 

@@ -10,7 +10,7 @@ import pytest
 
 from harness_core import HarnessAgent
 from harness_core.parts import ToolCallPart, ToolOutputDeniedPart, ToolResultPart
-from harness_core.testing import ModelTurn, ScriptedModelServer, Script, ToolCallSpec
+from harness_core.testing import ModelTurn, Script, ScriptedModelServer, ToolCallSpec
 
 pytestmark = [pytest.mark.anyio, pytest.mark.requires_runtime("codex")]
 
