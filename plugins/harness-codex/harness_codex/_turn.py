@@ -220,7 +220,8 @@ class CodexTurn:
         return []
 
     async def _mcp_approval(self, request_id: int | str, params: Mapping[str, Any]) -> list[object]:
-        meta = params.get("_meta") if isinstance(params.get("_meta"), Mapping) else {}
+        raw_meta = params.get("_meta")
+        meta: Mapping[str, Any] = raw_meta if isinstance(raw_meta, Mapping) else {}
         server, tool = params.get("serverName"), meta.get("tool_name")
         if meta.get("codex_approval_kind") != "mcp_tool_call" or not isinstance(tool, str):
             await self.server.respond(request_id, {"action": "decline", "content": None})  # fail closed
@@ -324,7 +325,7 @@ def _error_type(error: p.TurnError) -> str | None:
     info = error.codexErrorInfo
     if info is None:
         return "model-error"
-    value: Any = info if isinstance(info, str) else info.model_dump(mode="json")
+    value: Any = info if isinstance(info, str | dict) else info.model_dump(mode="json")
     name = value if isinstance(value, str) else next(iter(value), None) if isinstance(value, dict) else None
     return {"unauthorized": "authentication", "usageLimitExceeded": "rate-limit", "rateLimitExceeded": "rate-limit",
             "contextWindowExceeded": "context-length"}.get(str(name), "model-error")

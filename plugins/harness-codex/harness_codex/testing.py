@@ -9,10 +9,13 @@ knows (``gpt-5.5``...), MCP tools are deferred behind the client-side ``tool_sea
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import Final
 
-__all__ = ["CATALOG_MODEL", "write_model_catalog"]
+import anyio
+
+__all__ = ["CATALOG_MODEL", "eventually", "write_model_catalog"]
 
 CATALOG_MODEL: Final = "harness-test"
 
@@ -30,3 +33,16 @@ def write_model_catalog(path: Path) -> Path:
     }
     path.write_text(json.dumps({"models": [entry]}))
     return path
+
+
+async def eventually(predicate: Callable[[], bool], *, timeout: float = 20.0, what: str = "condition") -> None:
+    """Poll ``predicate`` (a quick synchronous check of outside state) every 50 ms until it holds.
+
+    Raises:
+        TimeoutError: it did not hold within ``timeout`` seconds (the message names ``what``).
+    """
+    for _ in range(max(1, int(timeout / 0.05))):
+        if predicate():
+            return
+        await anyio.sleep(0.05)
+    raise TimeoutError(f"{what} did not hold within {timeout} s")

@@ -11,6 +11,7 @@ from typing import Any
 
 import anyio
 import pytest
+from harness_codex.testing import eventually
 
 from harness_core import HarnessAgent
 from harness_core.parts import AbortPart, ErrorPart, ToolCallPart, ToolResultPart
@@ -35,7 +36,7 @@ async def test_text_usage_and_isolation(make_agent: Callable[..., HarnessAgent],
         try:
             result = await agent.generate(session=session, prompt="hi")
             pid = _pid(session)
-            environ = Path(f"/proc/{pid}/environ").read_bytes().split(b"\0")
+            environ = (await anyio.Path(f"/proc/{pid}/environ").read_bytes()).split(b"\0")
         finally:
             await session.destroy()
     assert result.finish_reason == "stop" and result.text == "hello there"
@@ -100,22 +101,24 @@ async def test_abort_interrupts_and_leaves_no_process(make_agent: Callable[..., 
             async for part in stream.full_stream:
                 parts.append(part)
                 if isinstance(part, ToolCallPart) and part.tool_name == "bash":
-                    pgid = _pid(session)
-                    with anyio.fail_after(20):
-                        while not [m for m in group_members_all(pgid) if "sleep" in _cmdline(m)]:
-                            await anyio.sleep(0.05)
-                    sleepers = [m for m in group_members_all(pgid) if "sleep" in _cmdline(m)]
+                    sleepers = await _sleepers(_pid(session))
                     stream.abort("test abort")
             assert isinstance(parts[-1], AbortPart)
-            with anyio.fail_after(20):
-                while any(alive(pid) for pid in sleepers):
-                    await anyio.sleep(0.05)
+            await eventually(lambda: not any(alive(pid) for pid in sleepers), what="the command was killed")
             again = await agent.generate(session=session, prompt="next")
             server_pid = _pid(session)
         finally:
             await session.destroy()
     assert again.finish_reason == "stop", again.error
     assert not group_members(server_pid), "the app-server's process group survived destroy"
+
+
+async def _sleepers(root: int) -> list[int]:
+    def find() -> list[int]:
+        return [m for m in group_members_all(root) if "sleep" in _cmdline(m)]
+
+    await eventually(lambda: bool(find()), what="the sleep command started")
+    return find()
 
 
 def _cmdline(pid: int) -> str:
