@@ -31,13 +31,15 @@ _LEAN_FEATURES: Final = ("plugins", "multi_agent", "goals", "apps")
 def approval_and_sandbox(builtin_approvals: bool) -> tuple[str, str]:
     """The ``(approvalPolicy, sandbox)`` pair for ``thread/start`` / ``thread/resume``.
 
-    With approvals the thread runs ``untrusted`` in the ``read-only`` sandbox: codex 0.171.0
-    then sends ``item/commandExecution/requestApproval`` before every shell command and
-    ``item/fileChange/requestApproval`` before every patch, so the host decides each call
-    (``untrusted`` is refused in ``config.toml`` but accepted on ``thread/start``). Without,
+    With approvals the thread runs ``untrusted`` with ``danger-full-access``: codex 0.171.0 then
+    sends ``item/commandExecution/requestApproval`` before every shell command (``ls`` too) and
+    ``item/fileChange/requestApproval`` before every patch, so the host decides each call, and
+    an approved call runs as approved (``untrusted`` is refused in ``config.toml`` but accepted
+    on ``thread/start``). The ``read-only`` sandbox also asks for every call, but then runs
+    some approved commands inside the read-only sandbox, so they fail. Without approvals,
     ``never`` and ``danger-full-access``: the runtime runs its built-ins freely.
     """
-    return ("untrusted", "read-only") if builtin_approvals else ("never", "danger-full-access")
+    return ("untrusted", "danger-full-access") if builtin_approvals else ("never", "danger-full-access")
 
 
 def _key(name: str) -> str:

@@ -123,22 +123,25 @@ def result_part(call: ToolCall, item: Mapping[str, Any]) -> Part | None:
                           provider_metadata=metadata)
 
 
+_KINDS: Final = {"add": "created", "update": "modified", "delete": "deleted"}
+
+
 def file_change_parts(item: Mapping[str, Any]) -> list[Part]:
-    """One dynamic ``fileChange`` call/result pair per file of a completed patch."""
+    """One dynamic ``fileChange`` call/result pair for a completed patch:
+    ``{"changes": [{"path", "kind": "created" | "modified" | "deleted", "diff"}], "toolCallId"}``."""
     patch = p.FileChangeThreadItem.model_validate(item)
-    if patch.status != "completed":
+    if patch.status != "completed" or not patch.changes:
         return []
-    parts: list[Part] = []
-    for index, change in enumerate(_changes(patch)):
-        data = {"path": change["path"], "kind": change["kind"].get("type", "update")}
-        call_id = f"{patch.id}:file:{index}"
-        parts += [
-            ToolCallPart(tool_call_id=call_id, tool_name=FILE_CHANGE_TOOL, input=data, provider_executed=True,
-                         dynamic=True),
-            ToolResultPart(tool_call_id=call_id, tool_name=FILE_CHANGE_TOOL, input=data,
-                           output={**data, "diff": change["diff"]}, provider_executed=True, dynamic=True),
-        ]
-    return parts
+    changes = [{"path": c["path"], "kind": _KINDS.get(str(c["kind"].get("type")), "modified"), "diff": c["diff"]}
+               for c in _changes(patch)]
+    data = {"changes": changes, "toolCallId": patch.id}
+    change_id = f"{patch.id}-fileChange"
+    return [
+        ToolCallPart(tool_call_id=change_id, tool_name=FILE_CHANGE_TOOL, input=data, provider_executed=True,
+                     dynamic=True),
+        ToolResultPart(tool_call_id=change_id, tool_name=FILE_CHANGE_TOOL, input=data, output=data,
+                       provider_executed=True, dynamic=True),
+    ]
 
 
 def compaction_parts(item: Mapping[str, Any]) -> list[Part]:

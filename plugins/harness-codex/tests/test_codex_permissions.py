@@ -15,6 +15,7 @@ from harness_core.testing import ModelTurn, Script, ScriptedModelServer, ToolCal
 pytestmark = [pytest.mark.anyio, pytest.mark.requires_runtime("codex")]
 
 PATCH = "*** Begin Patch\n*** Add File: added.txt\n+added by patch\n*** End Patch\n"
+UPDATE = "*** Begin Patch\n*** Update File: added.txt\n@@\n-added by patch\n+updated by patch\n*** End Patch\n"
 
 
 def _script() -> Script:
@@ -22,6 +23,8 @@ def _script() -> Script:
         ModelTurn(tool_calls=[ToolCallSpec("bash", {"command": "ls"}, id="c-ls")]),
         ModelTurn(tool_calls=[ToolCallSpec("bash", {"command": "echo hi > shell.txt"}, id="c-write")]),
         ModelTurn(tool_calls=[ToolCallSpec("apply_patch", PATCH, id="c-patch")]),
+        ModelTurn(tool_calls=[ToolCallSpec("bash", {"command": "echo again >> shell.txt"}, id="c-again")]),
+        ModelTurn(tool_calls=[ToolCallSpec("apply_patch", UPDATE, id="c-update")]),
         "all done",
     )
 
@@ -46,8 +49,8 @@ async def _run_all_approved(agent: HarnessAgent) -> tuple[list[str], list[Any]]:
 
 
 @pytest.mark.parametrize(("mode", "expected"), [
-    ("allow-reads", ["bash", "bash", "write"]),
-    ("allow-edits", ["bash", "bash"]),
+    ("allow-reads", ["bash", "bash", "write", "bash", "edit"]),
+    ("allow-edits", ["bash", "bash", "bash"]),
     ("allow-all", []),
 ])
 async def test_which_calls_ask(mode: str, expected: list[str], make_agent: Callable[..., HarnessAgent],
@@ -56,8 +59,8 @@ async def test_which_calls_ask(mode: str, expected: list[str], make_agent: Calla
     with ScriptedModelServer(_script()) as server:
         asked, parts = await _run_all_approved(make_agent(server, permission_mode=mode))
     assert asked == expected
-    assert (workspace / "shell.txt").read_text() == "hi\n"
-    assert (workspace / "added.txt").read_text() == "added by patch\n"
+    assert (workspace / "shell.txt").read_text() == "hi\nagain\n"
+    assert (workspace / "added.txt").read_text() == "updated by patch\n"
     calls = {p.tool_call_id: p for p in parts if isinstance(p, ToolCallPart)}
     assert calls["c-ls"].tool_name == "bash" and calls["c-ls"].provider_executed
     assert calls["c-ls"].provider_metadata == {"codex": {"nativeToolName": "exec_command"}}
@@ -65,9 +68,12 @@ async def test_which_calls_ask(mode: str, expected: list[str], make_agent: Calla
     assert calls["c-patch"].tool_name == "write"
     assert calls["c-patch"].provider_metadata == {"codex": {"nativeToolName": "apply_patch"}}
     finals = [p.tool_call_id for p in parts if isinstance(p, ToolResultPart) and p.provider_executed]
-    assert {"c-ls", "c-write", "c-patch"} <= set(finals)
+    assert {"c-ls", "c-write", "c-patch", "c-again", "c-update"} <= set(finals)
+    assert calls["c-update"].tool_name == "edit"
     changes = [p for p in parts if isinstance(p, ToolCallPart) and p.tool_name == "fileChange"]
-    assert [c.input for c in changes] == [{"path": str(workspace / "added.txt"), "kind": "add"}]
+    assert [(c.input["toolCallId"], [(f["path"], f["kind"]) for f in c.input["changes"]]) for c in changes] == [
+        ("c-patch", [(str(workspace / "added.txt"), "created")]),
+        ("c-update", [(str(workspace / "added.txt"), "modified")])]
 
 
 async def test_denial_never_runs_and_reason_reaches_the_model(make_agent: Callable[..., HarnessAgent],
