@@ -86,9 +86,12 @@ def _summary(outcome: dict[str, Any], code: int, passed: bool, report: str, work
 def _runtime_home_options(harness: str, workspace: Path) -> tuple[str, ...]:
     """Keep a runtime's home and config out of the user's own: a scripted demo must not
     write transcripts or settings into ``~/.claude``."""
+    home = workspace.parent / "runtime-home"
+    if harness == "codex":
+        (home / ".codex").mkdir(parents=True, exist_ok=True)
+        return (f"home={home}", f"codex_home={home / '.codex'}")
     if harness != "claude-code":
         return ()
-    home = workspace.parent / "runtime-home"
     (home / ".claude").mkdir(parents=True, exist_ok=True)
     return (f"home={home}", f"config_dir={home / '.claude'}")
 
@@ -131,8 +134,8 @@ def demo(ctx: click.Context, harness: str, yes: bool, parent: Path | None, as_js
         options: dict[str, Any] = {
             "prompt": DEMO_PROMPT,
             "harness": harness,
-            "model": "anthropic:harness-demo" if harness == "builtin" else None,
-            "base_url": server.base_url,
+            "model": {"builtin": "anthropic:harness-demo", "codex": "gpt-5.5"}.get(harness),
+            "base_url": server.openai_base_url if harness == "codex" else server.base_url,
             "cwd": workspace.path,
             "permission_mode": "allow-edits",
             "approve": approve,
