@@ -13,11 +13,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from harness_core import ToolCall
-from harness_core.parts import (
+from harness_core import (
     COMPACTION_TOOL,
     FILE_CHANGE_TOOL,
     Part,
+    ToolCall,
     ToolCallPart,
     ToolErrorPart,
     ToolResultPart,

@@ -19,8 +19,7 @@ import asyncio
 from collections.abc import AsyncIterator, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from harness_core import HarnessError, ToolCall, ToolOutput, TurnEnd
-from harness_core.parts import ToolErrorPart
+from harness_core import HarnessError, ToolCall, ToolErrorPart, ToolOutput, TurnEnd
 
 from ._settings import NATIVE_PATCH
 from ._turn import TurnLedger

@@ -25,17 +25,15 @@ from harness_core import (
     AwaitingAnswers,
     BuiltinApprovalRequest,
     HostToolCall,
-    ToolCall,
-    ToolOutput,
-    TurnEnd,
-)
-from harness_core.parts import (
     ReasoningDeltaPart,
     ReasoningEndPart,
     ReasoningStartPart,
     TextDeltaPart,
     TextEndPart,
     TextStartPart,
+    ToolCall,
+    ToolOutput,
+    TurnEnd,
     Usage,
 )
 

@@ -13,8 +13,8 @@ import pytest
 from harness_codex import NOT_RUN
 from harness_codex.conformance import scenario_script
 
-from harness_core.parts import ToolErrorPart, ToolOutputDeniedPart, parse_part
-from harness_core.result import collect_parts
+from harness_core import ToolErrorPart, ToolOutputDeniedPart, parse_part
+from harness_core.agent.results import collect_parts
 from harness_core.testing import ScenarioFailure, ScriptedModelServer
 from harness_core.testing.conformance import (
     AdapterConformanceSuite,

@@ -13,8 +13,7 @@ import anyio
 import pytest
 from harness_codex.testing import eventually
 
-from harness_core import HarnessAgent
-from harness_core.parts import AbortPart, ErrorPart, ToolCallPart, ToolResultPart
+from harness_core import AbortPart, ErrorPart, HarnessAgent, ToolCallPart, ToolResultPart
 from harness_core.testing import Fault, ModelTurn, Script, ScriptedModelServer, ToolCallSpec
 
 from .conftest import alive, group_members

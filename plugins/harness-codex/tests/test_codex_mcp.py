@@ -9,8 +9,7 @@ from pathlib import Path
 import pytest
 from harness_codex.testing import CATALOG_MODEL, write_model_catalog
 
-from harness_core import HarnessAgent
-from harness_core.parts import ToolCallPart, ToolOutputDeniedPart, ToolResultPart
+from harness_core import HarnessAgent, ToolCallPart, ToolOutputDeniedPart, ToolResultPart
 from harness_core.testing import ModelTurn, Script, ScriptedModelServer, ToolCallSpec
 
 pytestmark = [pytest.mark.anyio, pytest.mark.requires_runtime("codex")]

@@ -8,8 +8,7 @@ from typing import Any
 
 import pytest
 
-from harness_core import HarnessAgent
-from harness_core.parts import ToolCallPart, ToolOutputDeniedPart, ToolResultPart
+from harness_core import HarnessAgent, ToolCallPart, ToolOutputDeniedPart, ToolResultPart
 from harness_core.testing import ModelTurn, Script, ScriptedModelServer, ToolCallSpec
 
 pytestmark = [pytest.mark.anyio, pytest.mark.requires_runtime("codex")]
