@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from harness_core import HarnessConfigurationError, StartRequest
+from harness_core import HarnessConfigurationError, McpServerConfig, StartRequest
 
 from ._session import CodexSession
 from ._settings import HARNESS_ID, CodexSettings
@@ -42,6 +43,11 @@ class CodexAdapter:
 
     def __init__(self, settings: CodexSettings) -> None:
         self.settings = settings
+
+    @property
+    def mcp_servers(self) -> Mapping[str, McpServerConfig]:
+        """The session MCP servers, by name (lets ``active_tools`` / ``inactive_tools`` name them)."""
+        return self.settings.mcp_servers
 
     async def start(self, request: StartRequest) -> CodexSession:
         """Open a session (new, ``resume_from`` or ``continue_from``); the CLI starts at the first turn.

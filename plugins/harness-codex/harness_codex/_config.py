@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from ._settings import CodexSettings
+from ._settings import CodexSettings, codex_mcp_table
 
 __all__ = ["DEFAULT_BASE_URL", "KEY_VARIABLE", "PROVIDER", "approval_and_sandbox", "argv", "config_toml",
            "environment", "to_toml"]
@@ -106,7 +106,7 @@ def config_toml(settings: CodexSettings) -> str:
         "env_key": KEY_VARIABLE,
     }}
     if settings.mcp_servers:
-        data["mcp_servers"] = {name: dict(spec) for name, spec in settings.mcp_servers.items()}
+        data["mcp_servers"] = codex_mcp_table(settings.mcp_servers)
     _merge(data, settings.config)
     return to_toml(data)
 

@@ -16,25 +16,29 @@ from typing import Any, Final
 from harness_core import (
     COMPACTION_TOOL,
     FILE_CHANGE_TOOL,
+    BuiltinTool,
     Part,
     ToolCall,
     ToolCallPart,
     ToolErrorPart,
+    ToolKind,
     ToolResultPart,
+    mcp_tool_name,
 )
 
 from . import _protocol as p
 from ._builtins import patch_tool_name, unwrap_command
 from ._settings import HARNESS_ID, NATIVE_PATCH, NATIVE_SHELL
 
-__all__ = ["builtin_call", "call_part", "compaction_parts", "file_change_parts", "mcp_name", "result_part"]
+__all__ = ["builtin_call", "call_part", "compaction_parts", "file_change_parts", "mcp_tool", "result_part"]
 
-_MCP: Final = "mcp__"
-
-
-def mcp_name(server: str, tool: str) -> str:
-    """``mcp__<server>__<tool>``, the harness-facing name of an MCP tool."""
-    return f"{_MCP}{server}__{tool}"
+def mcp_tool(item: Mapping[str, Any]) -> BuiltinTool:
+    """The run-time declaration of an MCP tool (for ``BuiltinApprovalRequest.tool``): read-only
+    when the server marks it ``readOnlyHint``, else an edit."""
+    mcp = p.McpToolCallThreadItem.model_validate(item)
+    return BuiltinTool(name=mcp_tool_name(mcp.server, mcp.tool), native_name=mcp_tool_name(mcp.server, mcp.tool),
+                       kind=ToolKind.READ_ONLY if mcp.readOnlyHint else ToolKind.EDIT,
+                       description=f"MCP tool {mcp.tool!r} of server {mcp.server!r}")
 
 
 def _metadata(native: str) -> dict[str, dict[str, Any]]:
@@ -61,7 +65,7 @@ def builtin_call(item: Mapping[str, Any]) -> ToolCall | None:
                         provider_executed=True, native_tool_name=NATIVE_PATCH, provider_metadata=_metadata(NATIVE_PATCH))
     if kind == "mcpToolCall":
         mcp = p.McpToolCallThreadItem.model_validate(item)
-        name = mcp_name(mcp.server, mcp.tool)
+        name = mcp_tool_name(mcp.server, mcp.tool)
         return ToolCall(tool_call_id=mcp.id, tool_name=name, input=mcp.arguments or {}, provider_executed=True,
                         dynamic=True)
     if kind == "webSearch":

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
 import attrs
 
-from harness_core import HarnessConfigurationError
+from harness_core import (
+    HarnessConfigurationError,
+    McpServerConfig,
+    McpStdioServer,
+    parse_mcp_servers,
+)
 
-__all__ = ["HARNESS_ID", "NATIVE_SHELL", "NATIVE_PATCH", "CodexSettings", "check_mcp_servers"]
+__all__ = ["HARNESS_ID", "NATIVE_PATCH", "NATIVE_SHELL", "CodexSettings", "codex_mcp_table"]
 
 HARNESS_ID: Final = "codex"
 NATIVE_SHELL: Final = "exec_command"
@@ -19,73 +23,29 @@ NATIVE_SHELL: Final = "exec_command"
 NATIVE_PATCH: Final = "apply_patch"
 """Codex's freeform patch tool, offered for built-in model slugs such as ``gpt-5.5``."""
 
-_NAME = re.compile(r"^[A-Za-z0-9_-]+$")
 _KEYS: Final = frozenset({
     "model", "base_url", "api_key", "mcp_servers", "config", "codex_path", "home", "codex_home", "cwd",
     "env", "startup_timeout", "interrupt_timeout", "web_search",
 })
 
 
-def _mcp_error(name: str, field: str, problem: str) -> HarnessConfigurationError:
-    return HarnessConfigurationError(f"codex(mcp_servers=...): server {name!r}: {field} {problem}")
-
-
-def _strings(name: str, field: str, value: Any, *, mapping: bool) -> Any:
-    if mapping:
-        if not isinstance(value, Mapping) or not all(isinstance(k, str) and isinstance(v, str)
-                                                     for k, v in value.items()):
-            raise _mcp_error(name, field, "must map strings to strings")  # values never echoed
-        return dict(value)
-    if isinstance(value, str) or not all(isinstance(v, str) for v in value):
-        raise _mcp_error(name, field, "must be a list of strings")
-    return list(value)
-
-
-def check_mcp_servers(servers: Any) -> dict[str, dict[str, Any]]:
-    """Validate ``mcp_servers``: ``{name: {"command", "args"?, "env"?, "cwd"?}}`` (stdio) or
-    ``{name: {"type": "http", "url", "headers"?}}``.
-
-    Returns plain dicts. Raises :class:`HarnessConfigurationError` naming the server and the
-    field; ``env`` and ``headers`` values (secrets) never appear in the message.
-    """
-    if servers is None:
-        return {}
-    if not isinstance(servers, Mapping):
-        raise HarnessConfigurationError("codex(mcp_servers=...) must map server names to settings")
-    checked: dict[str, dict[str, Any]] = {}
-    for name, spec in servers.items():
-        if not isinstance(name, str) or not _NAME.fullmatch(name):
-            raise HarnessConfigurationError(f"codex(mcp_servers=...): server name {name!r} must match [A-Za-z0-9_-]+")
-        if not isinstance(spec, Mapping):
-            raise _mcp_error(name, "settings", "must be a mapping")
-        kind = spec.get("type", "stdio")
-        if kind == "stdio":
-            unknown = set(spec) - {"type", "command", "args", "env", "cwd"}
-            command = spec.get("command")
-            if not isinstance(command, str) or not command:
-                raise _mcp_error(name, "command", "must be a non-empty string")
-            entry: dict[str, Any] = {"command": command, "args": _strings(name, "args", spec.get("args", []),
-                                                                        mapping=False)}
-            if "env" in spec:
-                entry["env"] = _strings(name, "env", spec["env"], mapping=True)
-            if "cwd" in spec:
-                if not isinstance(spec["cwd"], str | Path):
-                    raise _mcp_error(name, "cwd", "must be a path")
-                entry["cwd"] = str(spec["cwd"])
-        elif kind == "http":
-            unknown = set(spec) - {"type", "url", "headers"}
-            url = spec.get("url")
-            if not isinstance(url, str) or not url.startswith(("http://", "https://")):
-                raise _mcp_error(name, "url", "must be an http(s) URL")
-            entry = {"url": url}
-            if "headers" in spec:
-                entry["http_headers"] = _strings(name, "headers", spec["headers"], mapping=True)
+def codex_mcp_table(servers: Mapping[str, McpServerConfig]) -> dict[str, dict[str, Any]]:
+    """``[mcp_servers.<name>]`` tables for ``config.toml`` (codex 0.171.0 keys: ``command``,
+    ``args``, ``env``, ``cwd`` for stdio; ``url``, ``http_headers`` for streamable HTTP)."""
+    tables: dict[str, dict[str, Any]] = {}
+    for name, server in servers.items():
+        if isinstance(server, McpStdioServer):
+            table: dict[str, Any] = {"command": server.command, "args": list(server.args)}
+            if server.env:
+                table["env"] = dict(server.env)
+            if server.cwd:
+                table["cwd"] = server.cwd
         else:
-            raise _mcp_error(name, "type", "must be 'stdio' or 'http'")
-        if unknown:
-            raise _mcp_error(name, ", ".join(sorted(unknown)), "is not a known field")
-        checked[name] = entry
-    return checked
+            table = {"url": server.url}
+            if server.headers:
+                table["http_headers"] = dict(server.headers)
+        tables[name] = table
+    return tables
 
 
 def _path(value: Any, key: str) -> Path | None:
@@ -111,7 +71,7 @@ class CodexSettings:
     model: str | None = None
     base_url: str | None = None
     api_key: str | None = attrs.field(default=None, repr=False)
-    mcp_servers: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict, repr=False)
+    mcp_servers: Mapping[str, McpServerConfig] = attrs.field(factory=dict)
     config: Mapping[str, Any] = attrs.field(factory=dict)
     codex_path: Path | None = None
     home: Path | None = None
@@ -146,7 +106,8 @@ class CodexSettings:
             raise HarnessConfigurationError("codex(web_search=...) must be True or False")
         return cls(
             model=settings.get("model"), base_url=base_url, api_key=settings.get("api_key"),
-            mcp_servers=check_mcp_servers(settings.get("mcp_servers")), config=dict(config),
+            mcp_servers=parse_mcp_servers(settings.get("mcp_servers"), where="codex(mcp_servers=...)"),
+            config=dict(config),
             codex_path=_path(settings.get("codex_path"), "codex_path"), home=_path(settings.get("home"), "home"),
             codex_home=_path(settings.get("codex_home"), "codex_home"), cwd=_path(settings.get("cwd"), "cwd"),
             env=dict(env), startup_timeout=_positive(settings.get("startup_timeout"), "startup_timeout", 60.0),

@@ -38,7 +38,14 @@ from harness_core import (
 )
 
 from . import _protocol as p
-from ._items import builtin_call, call_part, compaction_parts, file_change_parts, result_part
+from ._items import (
+    builtin_call,
+    call_part,
+    compaction_parts,
+    file_change_parts,
+    mcp_tool,
+    result_part,
+)
 from ._rpc import AppServer, Closed, Incoming, ServerClosedError
 
 __all__ = ["CodexTurn", "TurnLedger"]
@@ -240,6 +247,7 @@ class CodexTurn:
         self.ledger.approvals[approval_id] = (request_id, call)
         if mcp:
             self._mcp_requests.add(approval_id)
+            return [BuiltinApprovalRequest(approval_id, call, mcp_tool(item)), AwaitingAnswers()]
         return [BuiltinApprovalRequest(approval_id, call), AwaitingAnswers()]
 
     def _item_started(self, params: Mapping[str, Any]) -> list[object]:

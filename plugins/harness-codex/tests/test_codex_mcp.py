@@ -77,10 +77,26 @@ def test_mcp_settings_errors_name_the_field_but_not_secrets() -> None:
 
     from harness_core import HarnessConfigurationError
 
-    with pytest.raises(HarnessConfigurationError, match=r"server 'notes': env must map strings") as error:
+    with pytest.raises(HarnessConfigurationError, match=r"codex\(mcp_servers=...\).*notes.*env") as error:
         codex(mcp_servers={"notes": {"command": "x", "env": {"TOKEN": 12345}}})
     assert "12345" not in str(error.value)
-    with pytest.raises(HarnessConfigurationError, match=r"server 'web': url"):
+    with pytest.raises(HarnessConfigurationError, match=r"web.*url"):
         codex(mcp_servers={"web": {"type": "http", "url": "ftp://x"}})
-    with pytest.raises(HarnessConfigurationError, match=r"server 'notes': command"):
+    with pytest.raises(HarnessConfigurationError, match=r"notes.*command"):
         codex(mcp_servers={"notes": {"args": []}})
+
+
+async def test_inactive_mcp_server_is_denied_without_approval_parts(make_agent: Callable[..., HarnessAgent],
+                                                                   tmp_path: Path) -> None:
+    with ScriptedModelServer(_script()) as server:
+        agent = _agent(make_agent, server, tmp_path, inactive_tools=["mcp__notes"])
+        session = await agent.create_session()
+        try:
+            result = await agent.generate(session=session, prompt="note it")
+        finally:
+            await session.destroy()
+    assert result.finish_reason == "stop", result.error
+    assert not (tmp_path / "notes.txt").exists()
+    assert not [p for p in result.parts if p.type in ("tool-approval-request", "tool-approval-response")]
+    (denied,) = [p for p in result.parts if isinstance(p, ToolOutputDeniedPart)]
+    assert denied.tool_name == "mcp__notes__add_note"
