@@ -64,6 +64,9 @@ class TurnLedger:
 
 def usage_between(before: p.TokenUsageBreakdown | None, after: p.TokenUsageBreakdown) -> Usage:
     """Token usage from the thread totals before and after (``thread/tokenUsage/updated``)."""
+    if before is not None and after.totalTokens < before.totalTokens:
+        before = None  # the totals restarted (a new process resumed the thread): count from zero
+
     def delta(name: str) -> int:
         return int(getattr(after, name) or 0) - int(getattr(before, name) or 0 if before is not None else 0)
 

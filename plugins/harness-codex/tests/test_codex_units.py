@@ -101,3 +101,17 @@ def test_plugin_declares_codex() -> None:
     hooks = get_plugin_manager().hooks
     assert [b.name for b in hooks.builtins("codex")] == [b.name for b in BUILTINS]
     assert hooks.adapter_factory("codex")().harness_id == "codex"
+
+
+def test_usage_is_the_difference_of_thread_totals_and_survives_a_restart() -> None:
+    from harness_codex import _protocol as p
+    from harness_codex._turn import usage_between
+
+    def totals(total: int, inp: int, out: int) -> p.TokenUsageBreakdown:
+        return p.TokenUsageBreakdown(totalTokens=total, inputTokens=inp, outputTokens=out, cachedInputTokens=0,
+                                     reasoningOutputTokens=0)
+
+    usage = usage_between(totals(100, 90, 10), totals(160, 140, 20))
+    assert (usage.input_tokens, usage.output_tokens, usage.total_tokens) == (50, 10, 60)
+    restarted = usage_between(totals(100, 90, 10), totals(30, 25, 5))
+    assert (restarted.input_tokens, restarted.output_tokens) == (25, 5)
