@@ -1227,6 +1227,18 @@ class ThreadSectionAppearance(BaseModel):
     icon: str | None = None
 
 
+class ThreadShellCommandParams(BaseModel):
+    command: str = Field(
+        ...,
+        description="Shell command string evaluated by the thread's configured shell. Unlike `command/exec`, this intentionally preserves shell syntax such as pipes, redirects, and quoting. This runs unsandboxed with full access rather than inheriting the thread sandbox policy.",
+    )
+    threadId: str
+    timeoutMs: int | None = Field(
+        None,
+        description='Maximum execution time in milliseconds. Defaults to one hour when omitted or null. Must be non-negative; zero requests an immediate timeout, not unlimited execution. Does not affect the immediate RPC acknowledgement.',
+    )
+
+
 class NotLoadedThreadStatus(BaseModel):
     type: Literal['notLoaded'] = Field(..., title='NotLoadedThreadStatusType')
 
@@ -2914,6 +2926,7 @@ class CodexAppServerProtocol(
         | TurnSteerParams
         | ThreadCompactStartParams
         | ThreadInjectItemsParams
+        | ThreadShellCommandParams
         | ItemStartedNotification
         | ItemCompletedNotification
         | AgentMessageDeltaNotification
@@ -2952,6 +2965,7 @@ class CodexAppServerProtocol(
         | TurnSteerParams
         | ThreadCompactStartParams
         | ThreadInjectItemsParams
+        | ThreadShellCommandParams
         | ItemStartedNotification
         | ItemCompletedNotification
         | AgentMessageDeltaNotification

@@ -9,19 +9,24 @@ patches), and start a turn with no new input so the model carries on from them.
 
 * a host-tool result reaches the model unchanged (``success: false`` becomes an error text);
 * a denied built-in reaches the model as a denial with its reason;
-* an **approved** built-in cannot run any more: its call ends with a ``tool-error``
-  ("not run: Codex restarted") and the model is told to call it again, which then asks again.
+* an **approved shell command** is run by the runtime with ``thread/shellCommand`` (unsandboxed,
+  as approved; the thread also records it as a user shell command), and its output becomes the
+  call's result and the model's ``function_call_output``;
+* an **approved patch** cannot be re-applied: its call ends with a ``tool-error`` ("not run:
+  Codex restarted") and the model is told to call it again, which then asks again.
 """
 
 from __future__ import annotations
 
 import asyncio
+import shlex
 from collections.abc import AsyncIterator, Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from harness_core import HarnessError, ToolCall, ToolErrorPart, ToolOutput, TurnEnd
+from harness_core import HarnessError, ToolCall, ToolErrorPart, ToolOutput, ToolResultPart, TurnEnd
 
-from ._settings import NATIVE_PATCH
+from ._settings import NATIVE_PATCH, NATIVE_SHELL
 from ._turn import TurnLedger
 
 if TYPE_CHECKING:
@@ -31,6 +36,7 @@ __all__ = ["NOT_RUN", "ResumedTurn", "pending_from_state", "pending_to_state"]
 
 NOT_RUN: Final = ("approved, but not run: the Codex process holding this call was restarted before it ran; "
                   "call the tool again to run it")
+"""The result of an approved patch continued after ``suspend_turn``."""
 
 
 def pending_to_state(ledger: TurnLedger) -> dict[str, Any]:
@@ -69,6 +75,7 @@ class ResumedTurn:
         self._tools = dict(pending["tools"])
         self._items: list[dict[str, Any]] = []
         self._parts: list[object] = []
+        self._commands: list[ToolCall] = []
         self._answered = asyncio.Event()
         self._aborted = False
         self._check()
@@ -80,7 +87,9 @@ class ResumedTurn:
     async def submit_approval(self, approval_id: str, approved: bool, reason: str | None = None) -> None:
         """Record a decision. Raises ``KeyError`` for an unknown id."""
         call = self._approvals.pop(approval_id)
-        if approved:
+        if approved and call.native_tool_name == NATIVE_SHELL and isinstance(call.input.get("command"), str):
+            self._commands.append(call)
+        elif approved:
             self._items.append(_output_item(call, NOT_RUN))
             self._parts.append(ToolErrorPart(tool_call_id=call.tool_call_id, tool_name=call.tool_name,
                                              input=call.input, error=NOT_RUN, provider_executed=True))
@@ -102,6 +111,20 @@ class ResumedTurn:
         if turn is not None and not turn.ended:
             await turn.abort()
 
+    async def _run(self, call: ToolCall) -> object:
+        command = str(call.input["command"])
+        cwd = call.input.get("cwd")
+        if isinstance(cwd, str) and cwd and Path(cwd) != self.session.cwd:
+            command = f"cd {shlex.quote(cwd)} && {command}"
+        output, code, failed = await self.session.run_shell_command(command)
+        text = output if not code else f"{output}\n[exit code {code}]".lstrip("\n")
+        self._items.append(_output_item(call, f"Process exited with code {code}\nOutput:\n{output}"))
+        if failed:
+            return ToolErrorPart(tool_call_id=call.tool_call_id, tool_name=call.tool_name, input=call.input,
+                                 error=text, provider_executed=True)
+        return ToolResultPart(tool_call_id=call.tool_call_id, tool_name=call.tool_name, input=call.input,
+                              output=text, provider_executed=True)
+
     async def events(self) -> AsyncIterator[object]:
         """After every answer: the denial/not-run parts, then the re-driven turn's events."""
         await self._answered.wait()
@@ -111,6 +134,8 @@ class ResumedTurn:
         for part in self._parts:
             yield part
         try:
+            for call in self._commands:
+                yield await self._run(call)
             await self.session.inject(self._items)
             turn = await self.session.start_turn(None)
         except Exception as error:

@@ -170,6 +170,29 @@ class CodexSession:
         params = p.ThreadInjectItemsParams(threadId=str(self.thread_id), items=items)
         await server.request("thread/inject_items", params.model_dump(mode="json"))
 
+    async def run_shell_command(self, command: str) -> tuple[str, int | None, bool]:
+        """``thread/shellCommand``: the runtime runs ``command`` unsandboxed, as a user shell
+        command recorded in the thread; returns ``(output, exit code, failed)`` once its turn ends.
+
+        Raises:
+            ServerClosedError: the process exited first.
+        """
+        server = await self._ensure_server()
+        params = p.ThreadShellCommandParams(threadId=str(self.thread_id), command=command)
+        await server.request("thread/shellCommand", params.model_dump(mode="json", exclude_none=True))
+        output, code, failed = "", None, True
+        while True:
+            message = await server.inbox.get()
+            if isinstance(message, Closed):
+                server.inbox.put_nowait(message)
+                raise ServerClosedError(f"the codex app-server exited (code {message.returncode})")
+            item = message.params.get("item") or {}
+            if message.method == "item/completed" and item.get("type") == "commandExecution":
+                done = p.CommandExecutionThreadItem.model_validate(item)
+                output, code, failed = done.aggregatedOutput or "", done.exitCode, done.status != "completed"
+            elif message.method == "turn/completed":
+                return output, code, failed
+
     async def compact(self) -> CodexTurn:
         """``thread/compact/start``; the turn's events include the ``compaction`` parts."""
         server = await self._ensure_server()

@@ -33,7 +33,7 @@ ROOTS = (
     "InitializeParams", "InitializeResponse",
     "ThreadStartParams", "ThreadStartResponse", "ThreadResumeParams", "ThreadResumeResponse",
     "TurnStartParams", "TurnStartResponse", "TurnInterruptParams", "TurnSteerParams",
-    "ThreadCompactStartParams", "ThreadInjectItemsParams",
+    "ThreadCompactStartParams", "ThreadInjectItemsParams", "ThreadShellCommandParams",
     "ItemStartedNotification", "ItemCompletedNotification", "AgentMessageDeltaNotification",
     "TurnStartedNotification", "TurnCompletedNotification", "ThreadTokenUsageUpdatedNotification",
     "ErrorNotification",

@@ -10,10 +10,15 @@ from typing import Any
 
 import anyio
 import pytest
-from harness_codex import NOT_RUN
 from harness_codex.conformance import scenario_script
 
-from harness_core import ToolErrorPart, ToolOutputDeniedPart, parse_part
+from harness_core import (
+    ToolApprovalRequestPart,
+    ToolErrorPart,
+    ToolOutputDeniedPart,
+    ToolResultPart,
+    parse_part,
+)
 from harness_core.agent.results import collect_parts
 from harness_core.testing import ScenarioFailure, ScriptedModelServer
 from harness_core.testing.conformance import (
@@ -42,10 +47,11 @@ class TestCodexConformance(AdapterConformanceSuite):
 
     @pytest.mark.anyio
     async def test_builtin_approval_suspend_and_continue_in_new_process(self, workspace: Path) -> None:
-        """Codex specific: an approved built-in suspended across processes cannot run any more (the
-        app-server holding it is gone); its call ends with a tool-error and the model is told so."""
+        """Codex specific: an approved shell command suspended across processes is run by the new
+        app-server (``thread/shellCommand``); its output is the call's one result and reaches the model."""
         scenario = Scenario("test_builtin_approval_suspend_and_continue_in_new_process", (ScenarioPrompt(
-            "Create it", (builtin("bash", "conf-bash-x", command="echo child > child.txt"), say("after:", echo=True)),
+            "Create it", (builtin("bash", "conf-bash-x", command="echo child > child.txt; echo made-it"),
+                          say("after:", echo=True)),
         ),))
         spec = {"permission_mode": "allow-reads"}
         async with self.run_scenario(scenario, workspace, spec) as (agent, session, env):
@@ -55,6 +61,7 @@ class TestCodexConformance(AdapterConformanceSuite):
             assert request.tool_call.provider_metadata == {"codex": {"nativeToolName": "exec_command"}}
             state = await session.suspend_turn()
             assert list(state["adapter"]["pending"]["approvals"]) == [request.approval_id]
+            assert not (workspace / "child.txt").exists()
             child = await anyio.to_thread.run_sync(lambda: self.continue_in_child(
                 env, workspace, spec, state,
                 {"approval_responses": [{"approval_id": request.approval_id, "approved": True}]}))
@@ -62,10 +69,11 @@ class TestCodexConformance(AdapterConformanceSuite):
         check_stream_shape(parts)
         result = collect_parts(parts)
         assert result.finish_reason == "stop", result.error
-        assert not (workspace / "child.txt").exists()
-        finals = [p for p in parts if isinstance(p, ToolErrorPart) and p.tool_call_id == "conf-bash-x"]
-        assert len(finals) == 1 and finals[0].error == NOT_RUN
-        assert "call the tool again" in result.all_text
+        assert (workspace / "child.txt").read_text().strip() == "child"
+        finals = [p for p in parts if isinstance(p, ToolResultPart | ToolErrorPart) and p.tool_call_id == "conf-bash-x"]
+        assert len(finals) == 1 and isinstance(finals[0], ToolResultPart) and "made-it" in finals[0].output
+        assert not [p for p in parts if isinstance(p, ToolApprovalRequestPart)], "not asked twice"
+        assert "made-it" in result.all_text
         assert child["state"] == "idle"
 
     @pytest.mark.anyio

@@ -121,3 +121,31 @@ async def test_inactive_builtin_is_denied_without_approval_parts(make_agent: Cal
     assert not [p for p in result.parts if p.type in ("tool-approval-request", "tool-approval-response")]
     (denied,) = [p for p in result.parts if isinstance(p, ToolOutputDeniedPart)]
     assert denied.tool_name == "bash"
+
+
+async def test_an_approved_patch_continued_after_suspend_is_not_run_and_the_model_is_told(
+        make_agent: Callable[..., HarnessAgent], workspace: Path) -> None:
+    from harness_codex import NOT_RUN
+
+    from harness_core import ToolErrorPart
+
+    script = Script.of(ModelTurn(tool_calls=[ToolCallSpec("apply_patch", PATCH, id="c-patch")]), "understood")
+    with ScriptedModelServer(script) as server:
+        agent = make_agent(server, permission_mode="allow-reads")
+        session = await agent.create_session()
+        first = await agent.generate(session=session, prompt="patch it")
+        (request,) = first.approval_requests
+        state = await session.suspend_turn()
+        await session.destroy()
+        again = await agent.create_session(continue_from=state)
+        try:
+            result = await agent.continue_generate(session=again, approval_responses=[
+                {"approval_id": request.approval_id, "approved": True}])
+        finally:
+            await again.destroy()
+        last = [r for r in server.requests if r.is_model_call][-1]
+    assert result.finish_reason == "stop", result.error
+    assert not (workspace / "added.txt").exists()
+    (error,) = [p for p in result.parts if isinstance(p, ToolErrorPart) and p.tool_call_id == "c-patch"]
+    assert error.error == NOT_RUN
+    assert NOT_RUN in str(last.body)
