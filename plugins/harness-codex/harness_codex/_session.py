@@ -77,6 +77,7 @@ class CodexSession:
         self.server: AppServer | None = None
         self._turn: CodexTurn | None = None
         self._usage_total: p.TokenUsageBreakdown | None = None
+        self._crash: str | None = None
         self._lock = asyncio.Lock()
 
     # -- the runtime ------------------------------------------------------------------------
@@ -138,6 +139,7 @@ class CodexSession:
     def _new_turn(self, server: AppServer, turn_id: str | None) -> CodexTurn:
         if self._turn is not None:
             self._usage_total = self._turn.usage_after
+            self._crash = self._turn.crash or self._crash
         self._turn = CodexTurn(server, str(self.thread_id), turn_id, usage_before=self._usage_total,
                                interrupt_timeout=self.settings.interrupt_timeout)
         return self._turn
@@ -232,6 +234,12 @@ class CodexSession:
         if self._owned and not self._keep:
             with contextlib.suppress(OSError):
                 shutil.rmtree(self.home)
+
+    @property
+    def runtime_error(self) -> str | None:
+        """Why the app-server died during the latest turn (``None`` when it did not); the next
+        prompt starts a new process that resumes the thread."""
+        return self._turn.crash if self._turn is not None else self._crash
 
     @property
     def current_turn(self) -> CodexTurn | None:

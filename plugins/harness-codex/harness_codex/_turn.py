@@ -101,6 +101,7 @@ class CodexTurn:
         self._done = asyncio.Event()
         self._aborted = False
         self._mcp_requests: set[str] = set()
+        self.crash: str | None = None
 
     @property
     def ended(self) -> bool:
@@ -182,11 +183,10 @@ class CodexTurn:
     async def _handle(self, message: Incoming | Closed) -> list[object]:
         if isinstance(message, Closed):
             detail = message.stderr.strip().splitlines()[-1:] if message.stderr.strip() else []
-            self._finish(TurnEnd(
-                finish_reason="aborted" if self._aborted else "error",
-                error=None if self._aborted else
-                f"codex app-server exited (code {message.returncode}){': ' + detail[0] if detail else ''}",
-                error_type=None if self._aborted else "runtime-crashed", usage=self._usage()))
+            if not self._aborted:
+                self.crash = f"codex app-server exited (code {message.returncode}){': ' + detail[0] if detail else ''}"
+            self._finish(TurnEnd(finish_reason="aborted" if self._aborted else "error", error=self.crash,
+                                 error_type=None if self._aborted else "runtime-crashed", usage=self._usage()))
             return []
         params = message.params
         if self.turn_id is None and message.method == "turn/started":

@@ -78,6 +78,7 @@ async def test_killed_runtime_is_runtime_crashed_and_next_prompt_resumes_the_thr
                 if isinstance(part, ToolCallPart) and part.tool_name == "bash":
                     os.killpg(_pid(session), signal.SIGKILL)
             assert await stream.finish_reason == "error"
+            assert "exited" in (session.adapter_session.runtime_error or "")
             again = await agent.generate(session=session, prompt="again")
         finally:
             await session.destroy()
