@@ -92,6 +92,13 @@ class CodexSettings:
             value = settings.get(key)
             if value is not None and (not isinstance(value, str) or not value):
                 raise HarnessConfigurationError(f"codex({key}=...) must be a non-empty string")
+        model = settings.get("model")
+        if model is not None and ":" in model:
+            provider, _, model = model.partition(":")
+            if provider != "openai" or not model:
+                raise HarnessConfigurationError(
+                    f"codex(model=...): {settings['model']!r} names provider {provider!r}; Codex speaks the OpenAI "
+                    "Responses API only (use 'openai:<model>' or '<model>', and base_url= for another endpoint)")
         base_url = settings.get("base_url")
         if base_url is not None and not base_url.startswith(("http://", "https://")):
             raise HarnessConfigurationError("codex(base_url=...) must be an http(s) URL ending in /v1")
@@ -105,7 +112,7 @@ class CodexSettings:
         if not isinstance(web_search, bool):
             raise HarnessConfigurationError("codex(web_search=...) must be True or False")
         return cls(
-            model=settings.get("model"), base_url=base_url, api_key=settings.get("api_key"),
+            model=model, base_url=base_url, api_key=settings.get("api_key"),
             mcp_servers=parse_mcp_servers(settings.get("mcp_servers"), where="codex(mcp_servers=...)"),
             config=dict(config),
             codex_path=_path(settings.get("codex_path"), "codex_path"), home=_path(settings.get("home"), "home"),

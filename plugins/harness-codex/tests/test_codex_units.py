@@ -32,6 +32,12 @@ def test_unknown_and_bad_settings_are_refused_by_name() -> None:
         codex(config=["x"])
 
 
+def test_model_accepts_the_openai_prefix_only() -> None:
+    assert codex(model="openai:gpt-5.5").settings.model == "gpt-5.5"
+    with pytest.raises(HarnessConfigurationError, match="Responses API only"):
+        codex(model="anthropic:claude-sonnet-4-5")
+
+
 def test_config_toml_round_trips_with_mcp_servers_and_dotted_overrides() -> None:
     settings = CodexSettings.from_kwargs(
         model="gpt-5.5", base_url="http://127.0.0.1:9/v1",
