@@ -11,7 +11,9 @@ Responses server on 127.0.0.1. Every turn is the same scripted exchange:
 3. it answers with text.
 
 *bare*: a minimal asyncio JSON-RPC client (``initialize``, ``thread/start`` with the dynamic
-tool, ``turn/start``, answering ``item/tool/call``, reading until ``turn/completed``).
+tool, ``turn/start``, answering ``item/tool/call``, reading until ``turn/completed``). When the
+agent's session uses built-in approvals (an installed approval policy such as harness-rules
+makes it ask even under allow-all), the bare client uses the same approval policy and accepts.
 *adapter*: ``HarnessAgent(harness=codex(...))`` and ``agent.generate()`` per turn (projection
 into AI SDK parts, the host tool through the core's pipeline).
 
@@ -61,7 +63,8 @@ def _weather(city: str) -> str:
 class Bare:
     """A minimal app-server client: the floor the adapter is measured against."""
 
-    def __init__(self, server: ScriptedModelServer, base: Path, workspace: Path) -> None:
+    def __init__(self, server: ScriptedModelServer, base: Path, workspace: Path, approvals: bool) -> None:
+        self.approvals = approvals
         self.settings = codex(model=MODEL, base_url=server.openai_base_url, api_key="bench", home=base,
                               codex_home=base / ".codex", cwd=workspace, config=NO_RETRIES).settings
         self.base, self.workspace, self.next_id = base, workspace, 0
@@ -79,7 +82,7 @@ class Bare:
         await self.call("initialize", {"clientInfo": {"name": "bench", "version": "0"},
                                        "capabilities": {"experimentalApi": True}})
         await self.send({"method": "initialized"})
-        policy, sandbox = approval_and_sandbox(False)
+        policy, sandbox = approval_and_sandbox(self.approvals)
         result = await self.call("thread/start", {"cwd": str(self.workspace), "approvalPolicy": policy,
                                                   "sandbox": sandbox, "dynamicTools": [
             {"type": "function", "name": "weather", "description": "Weather for a city.",
@@ -113,6 +116,8 @@ class Bare:
                 city = message["params"]["arguments"]["city"]
                 await self.send({"id": message["id"], "result": {
                     "contentItems": [{"type": "inputText", "text": _weather(city)}], "success": True}})
+            elif message.get("method") == "item/commandExecution/requestApproval":
+                await self.send({"id": message["id"], "result": {"decision": "accept"}})
             elif message.get("method") == "turn/completed":
                 return time.perf_counter() - started
 
@@ -135,12 +140,15 @@ async def main(turns: int, warmup: int) -> None:
         root = Path(tmp)
         for name in ("bare", "agent"):
             (root / name / "workspace").mkdir(parents=True)
-        bare = Bare(server, root / "bare", root / "bare" / "workspace")
-        await bare.start()
         agent = HarnessAgent(harness=codex(model=MODEL, base_url=server.openai_base_url, api_key="bench",
                                            home=root / "agent", codex_home=root / "agent" / ".codex",
                                            cwd=root / "agent" / "workspace", config=NO_RETRIES), tools=[weather])
         session = await agent.create_session()
+        # An installed approval policy (harness-rules) makes the agent ask for built-ins even under
+        # allow-all; the bare client then runs the same approval round trip (answering accept).
+        approvals = bool(session.builtin_approvals)
+        bare = Bare(server, root / "bare", root / "bare" / "workspace", approvals)
+        await bare.start()
         try:
             for index in range(warmup + turns):
                 bare_seconds = await bare.turn(f"turn {index}")
@@ -155,7 +163,8 @@ async def main(turns: int, warmup: int) -> None:
             await session.destroy()
             await bare.close()
     bare_median, agent_median = statistics.median(bare_times), statistics.median(agent_times)
-    print(f"turns: {turns} (+{warmup} warm-up), codex app-server, scripted Responses server")
+    print(f"turns: {turns} (+{warmup} warm-up), codex app-server, scripted Responses server, "
+          f"built-in approvals {'on' if approvals else 'off'} on both sides")
     print(f"bare app-server client  median {bare_median * 1000:7.1f} ms")
     print(f"HarnessAgent (adapter)  median {agent_median * 1000:7.1f} ms")
     print(f"ratio adapter / bare    {agent_median / bare_median:.3f}  (goal <= 1.05)")
