@@ -937,6 +937,10 @@ class TextElement(BaseModel):
     )
 
 
+class ThreadBackgroundTerminalsCleanParams(BaseModel):
+    threadId: str
+
+
 class ThreadCompactStartParams(BaseModel):
     threadId: str
 
@@ -2927,6 +2931,7 @@ class CodexAppServerProtocol(
         | ThreadCompactStartParams
         | ThreadInjectItemsParams
         | ThreadShellCommandParams
+        | ThreadBackgroundTerminalsCleanParams
         | ItemStartedNotification
         | ItemCompletedNotification
         | AgentMessageDeltaNotification
@@ -2966,6 +2971,7 @@ class CodexAppServerProtocol(
         | ThreadCompactStartParams
         | ThreadInjectItemsParams
         | ThreadShellCommandParams
+        | ThreadBackgroundTerminalsCleanParams
         | ItemStartedNotification
         | ItemCompletedNotification
         | AgentMessageDeltaNotification

@@ -201,12 +201,17 @@ class AppServer:
             self._stderr.append(line.decode(errors="replace").rstrip())
 
     async def kill(self) -> None:
-        """Kill the process group (the CLI and all its children) and reap the process. Idempotent."""
+        """Kill the process group and every descendant (commands Codex started in their own
+        sessions too), then reap the process. Idempotent."""
         process = self._process
         if process is None:
             return
+        descendants = _descendants(process.pid) if process.returncode is None else []
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(process.pid, signal.SIGKILL)
+        for pid in descendants:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
         with contextlib.suppress(ProcessLookupError):
             process.kill()
         with contextlib.suppress(Exception):
@@ -217,3 +222,26 @@ class AppServer:
         if process.stdin is not None:
             with contextlib.suppress(Exception):
                 process.stdin.close()
+
+
+def _descendants(root: int) -> list[int]:
+    """Every live descendant of ``root``, from ``/proc`` (empty where there is no ``/proc``)."""
+    children: dict[int, list[int]] = {}
+    proc = Path("/proc")
+    if not proc.is_dir():
+        return []
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            ppid = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+        except (OSError, IndexError, ValueError):
+            continue
+        children.setdefault(ppid, []).append(int(entry.name))
+    found: list[int] = []
+    todo = [root]
+    while todo:
+        for child in children.get(todo.pop(), []):
+            found.append(child)
+            todo.append(child)
+    return found

@@ -141,7 +141,8 @@ class CodexSession:
             self._usage_total = self._turn.usage_after
             self._crash = self._turn.crash or self._crash
         self._turn = CodexTurn(server, str(self.thread_id), turn_id, usage_before=self._usage_total,
-                               interrupt_timeout=self.settings.interrupt_timeout)
+                               interrupt_timeout=self.settings.interrupt_timeout,
+                               announce_on_start=not self.request.builtin_approvals)
         return self._turn
 
     async def start_turn(self, text: str | None) -> CodexTurn:

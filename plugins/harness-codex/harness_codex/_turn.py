@@ -79,13 +79,17 @@ class CodexTurn:
     """A turn of a Codex thread (see the module docs).
 
     Args:
-        server: the session's app-server; thread_id / turn_id: the turn's ids.
+        server: the session's app-server; thread_id / turn_id: the turn's ids (``None``: the
+            first ``turn/started``, for compaction).
         usage_before: the thread's token totals when the turn started.
         interrupt_timeout: seconds :meth:`abort` waits for ``turn/completed``.
+        announce_on_start: the thread asks no approvals (``never``): emit a built-in's
+            ``tool-call`` at ``item/started``, so it is seen while it runs.
     """
 
     def __init__(self, server: AppServer, thread_id: str, turn_id: str | None, *,
-                 usage_before: p.TokenUsageBreakdown | None, interrupt_timeout: float) -> None:
+                 usage_before: p.TokenUsageBreakdown | None, interrupt_timeout: float,
+                 announce_on_start: bool = False) -> None:
         self.server = server
         self.thread_id = thread_id
         self.turn_id = turn_id
@@ -93,6 +97,7 @@ class CodexTurn:
         self.usage_before = usage_before
         self.usage_after: p.TokenUsageBreakdown | None = usage_before
         self._interrupt_timeout = interrupt_timeout
+        self._announce_on_start = announce_on_start
         self._announced: dict[str, ToolCall] = {}
         self._started: dict[str, Mapping[str, Any]] = {}
         self._text_open: set[str] = set()
@@ -163,6 +168,9 @@ class CodexTurn:
                 await self.server.respond_error(request_id, -32000, "the turn was aborted")
         self.ledger = TurnLedger()
         await self.server.request("turn/interrupt", {"threadId": self.thread_id, "turnId": self.turn_id})
+        # An interrupt leaves unified-exec sessions (commands still running in the background) alive.
+        clean = p.ThreadBackgroundTerminalsCleanParams(threadId=self.thread_id)
+        await self.server.request("thread/backgroundTerminals/clean", clean.model_dump(mode="json"))
         while self._end is None:
             get = asyncio.ensure_future(self.server.inbox.get())
             done = asyncio.ensure_future(self._done.wait())
@@ -255,9 +263,14 @@ class CodexTurn:
 
     def _item_started(self, params: Mapping[str, Any]) -> list[object]:
         item = params.get("item") or {}
-        if item.get("type") in ("commandExecution", "fileChange", "mcpToolCall", "webSearch"):
-            self._started[str(item.get("id"))] = item
-        return []
+        if item.get("type") not in ("commandExecution", "fileChange", "mcpToolCall", "webSearch"):
+            return []
+        self._started[str(item.get("id"))] = item
+        call = builtin_call(item) if self._announce_on_start else None
+        if call is None or call.tool_call_id in self._announced:
+            return []
+        self._announced[call.tool_call_id] = call
+        return [call_part(call)]
 
     def _item_completed(self, params: Mapping[str, Any]) -> list[object]:
         item = params.get("item") or {}

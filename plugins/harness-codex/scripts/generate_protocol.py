@@ -34,6 +34,7 @@ ROOTS = (
     "ThreadStartParams", "ThreadStartResponse", "ThreadResumeParams", "ThreadResumeResponse",
     "TurnStartParams", "TurnStartResponse", "TurnInterruptParams", "TurnSteerParams",
     "ThreadCompactStartParams", "ThreadInjectItemsParams", "ThreadShellCommandParams",
+    "ThreadBackgroundTerminalsCleanParams",
     "ItemStartedNotification", "ItemCompletedNotification", "AgentMessageDeltaNotification",
     "TurnStartedNotification", "TurnCompletedNotification", "ThreadTokenUsageUpdatedNotification",
     "ErrorNotification",

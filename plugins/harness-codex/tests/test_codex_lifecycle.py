@@ -11,9 +11,17 @@ from typing import Any
 
 import anyio
 import pytest
+from harness_codex import plugin as codex_plugin
 from harness_codex.testing import eventually
 
-from harness_core import AbortPart, ErrorPart, HarnessAgent, ToolCallPart, ToolResultPart
+from harness_core import (
+    AbortPart,
+    ErrorPart,
+    HarnessAgent,
+    ToolCallPart,
+    ToolResultPart,
+    create_plugin_manager,
+)
 from harness_core.testing import Fault, ModelTurn, Script, ScriptedModelServer, ToolCallSpec
 
 from .conftest import alive, group_members
@@ -89,12 +97,17 @@ async def test_killed_runtime_is_runtime_crashed_and_next_prompt_resumes_the_thr
     assert "sleep 30" in str(second.body), "the resumed thread lost its history"
 
 
-async def test_abort_interrupts_and_leaves_no_process(make_agent: Callable[..., HarnessAgent]) -> None:
+@pytest.mark.parametrize("approvals", [True, False])
+async def test_abort_interrupts_and_leaves_no_process(make_agent: Callable[..., HarnessAgent], approvals: bool) -> None:
+    """With approvals the core announces the call; without (no policy plugins, allow-all) the
+    adapter emits the tool-call at ``item/started``, while the command runs."""
     script = Script.of(ModelTurn(tool_calls=[ToolCallSpec("bash", {"command": "sleep 300"}, id="c-long")]),
                        "never", "next")
+    manager = None if approvals else create_plugin_manager(load_entry_points=False, plugins=[codex_plugin])
     with ScriptedModelServer(script) as server:
-        agent = make_agent(server)
+        agent = make_agent(server, plugin_manager=manager)
         session = await agent.create_session()
+        assert session.builtin_approvals is approvals
         try:
             stream = agent.stream(session=session, prompt="wait")
             parts = []
@@ -107,10 +120,12 @@ async def test_abort_interrupts_and_leaves_no_process(make_agent: Callable[..., 
             await eventually(lambda: not any(alive(pid) for pid in sleepers), what="the command was killed")
             again = await agent.generate(session=session, prompt="next")
             server_pid = _pid(session)
+            tree = [server_pid, *group_members_all(server_pid)]
         finally:
             await session.destroy()
     assert again.finish_reason == "stop", again.error
     assert not group_members(server_pid), "the app-server's process group survived destroy"
+    assert not [pid for pid in tree if alive(pid)], "a process of the app-server's tree survived destroy"
 
 
 async def _sleepers(root: int) -> list[int]:
