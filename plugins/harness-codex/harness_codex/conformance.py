@@ -15,11 +15,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
-from harness_core import HarnessAgent
+from harness_core import HarnessAgent, create_plugin_manager
 from harness_core.testing import Script
 from harness_core.testing import scenario_script as core_scenario_script
 from harness_core.testing.conformance import ConformanceTarget, Scenario
 
+from . import plugin as codex_plugin
 from ._adapter import codex
 
 __all__ = ["NO_RETRIES", "TEST_MODEL", "conformance_target", "scenario_script"]
@@ -30,10 +31,17 @@ NO_RETRIES: Final = {"model_providers.harness.request_max_retries": 0,
 
 
 def conformance_target(env: Mapping[str, Any], workspace: Path, agent_kwargs: dict[str, Any]) -> ConformanceTarget:
-    """The conformance ``agent_factory``: an agent on Codex, isolated as ``env`` says."""
+    """The conformance ``agent_factory``: an agent on Codex, isolated as ``env`` says.
+
+    ``env["installed_plugins"] = False`` builds the agent on a plugin manager holding only this
+    plugin (no installed approval policies), so allow-all sessions run without approvals.
+    """
     home = Path(env["home"])
     adapter = codex(model=TEST_MODEL, base_url=env["base_url"], api_key="conformance-key", home=home,
                     codex_home=home / ".codex", cwd=workspace, config=NO_RETRIES)
+    if not env.get("installed_plugins", True):
+        agent_kwargs = {**agent_kwargs, "plugin_manager": create_plugin_manager(load_entry_points=False,
+                                                                                plugins=[codex_plugin])}
     return ConformanceTarget(agent=HarnessAgent(harness=adapter, **agent_kwargs))
 
 

@@ -121,3 +121,13 @@ class TestCodexConformance(AdapterConformanceSuite):
         assert result.finish_reason == "stop", result.error
         assert (workspace / "conformance-record.txt").read_text() == "same"
         assert "recorded same" in result.all_text
+
+
+class TestCodexConformanceWithoutInstalledPolicies(TestCodexConformance):
+    """The suite again with no installed approval policy: allow-all scenarios run Codex with
+    ``approvalPolicy: never`` (the adapter itself announces built-in calls)."""
+
+    @asynccontextmanager
+    async def scenario_environment(self, scenario: Scenario, workspace: Path) -> AsyncIterator[Mapping[str, Any]]:
+        async with super().scenario_environment(scenario, workspace) as env:
+            yield {**env, "installed_plugins": False}
