@@ -35,7 +35,6 @@ if TYPE_CHECKING:
 
 __all__ = ["GenerateResult", "StepResult", "StreamResult", "collect_parts"]
 
-from harness_core.agent.collected import GenerateResult, StepResult, collect_parts
 
 T = TypeVar("T")
 
