@@ -72,7 +72,8 @@ def check_automatic_denial(parts: Sequence[Part], call_id: str, reason: str | No
     """
     kinds = (ToolCallPart, ToolApprovalRequestPart, ToolApprovalResponsePart, ToolOutputDeniedPart)
     requests = [p for p in parts if isinstance(p, ToolApprovalRequestPart) and p.tool_call.tool_call_id == call_id]
-    assert len(requests) == 1, f"call {call_id}: expected one automatic tool-approval-request, got {requests}"
+    assert len(requests) == 1, (f"call {call_id}: expected one automatic tool-approval-request, got {requests}; "
+                                f"parts: {[p.type for p in parts]}")
     (request,) = requests
     assert request.is_automatic is True, f"call {call_id}: the approval request is not marked automatic"
     responses = [p for p in parts if isinstance(p, ToolApprovalResponsePart) and p.approval_id == request.approval_id]

@@ -12,10 +12,15 @@ from typing import cast
 
 import pytest
 
-from harness_core.parts.models import ToolErrorPart, ToolResultPart
-from harness_core.testing.conformance.checks import check_stream_shape
+from harness_core.parts.models import ToolErrorPart, ToolOutputDeniedPart, ToolResultPart
+from harness_core.testing.conformance.checks import (
+    check_automatic_denial,
+    check_stream_shape,
+    parts_of,
+)
+from harness_core.testing.conformance.fixtures import DenyShellPolicy
 from harness_core.testing.conformance.runner import SuiteSettings, scenario_run
-from harness_core.testing.conformance.scenario import Scenario, ScenarioPrompt, host, say
+from harness_core.testing.conformance.scenario import Scenario, ScenarioPrompt, builtin, host, say
 
 __all__ = ["ParityChecks"]
 
@@ -47,3 +52,20 @@ class ParityChecks:
         steps = [p.type for p in done.parts].count("start-step")
         assert steps == 1, f"the continuation has {steps} steps, the reference one: {[p.type for p in done.parts]}"
         assert len(done.steps) == 1
+
+    @pytest.mark.anyio
+    async def test_builtin_denied_by_policy(self, workspace: Path) -> None:
+        """A policy denying shell built-ins stops the command: the automatic approval pair, then the denial."""
+        scenario = Scenario("test_builtin_denied_by_policy", (ScenarioPrompt("Create denied.txt", (
+            builtin("bash", "conf-bash-3", command="echo no > denied.txt"),
+            say("after", echo=True),
+        )),))
+        async with scenario_run(cast(SuiteSettings, self), scenario, workspace, {"deny_shell": True},
+                             requires=frozenset({"builtin-approvals"})) as (agent, session, _):
+            result = await agent.generate(session=session, prompt="Create denied.txt")
+        check_stream_shape(result.parts)
+        assert not (workspace / "denied.txt").exists()
+        (denied,) = parts_of(result.parts, ToolOutputDeniedPart)
+        assert denied.tool_name == "bash"
+        check_automatic_denial(result.parts, denied.tool_call_id, DenyShellPolicy.REASON)
+        assert not result.approval_requests and result.finish_reason == "stop"

@@ -36,7 +36,6 @@ from harness_core.testing.conformance.checks import (
     parts_of,
 )
 from harness_core.testing.conformance.fixtures import (
-    DenyShellPolicy,
     executions,
 )
 from harness_core.testing.conformance.parity import ParityChecks
@@ -231,8 +230,9 @@ class AdapterConformanceSuite(ParityChecks):
         async with scenario_run(self, scenario, workspace, spec) as (agent, session, _):
             result = await agent.generate(session=session, prompt="Record it")
         check_stream_shape(result.parts)
-        check_automatic_denial(result.parts, "conf-rec-2", "tool_approval for 'conformance_record' is denied")
-        assert [p.tool_name for p in parts_of(result.parts, ToolOutputDeniedPart)] == ["conformance_record"]
+        (denied,) = parts_of(result.parts, ToolOutputDeniedPart)  # runtimes may rewrite call ids
+        assert denied.tool_name == "conformance_record"
+        check_automatic_denial(result.parts, denied.tool_call_id, "tool_approval for 'conformance_record' is denied")
         assert executions(workspace) == []
         assert not (workspace / "conformance-record.txt").exists()
         assert "denied" in result.all_text.lower()
@@ -257,22 +257,6 @@ class AdapterConformanceSuite(ParityChecks):
         assert executions(workspace) == []
         assert "not today" in second.all_text
         assert second.finish_reason == "stop"
-
-    @pytest.mark.anyio
-    async def test_builtin_denied_by_policy(self, workspace: Path) -> None:
-        """A policy denying shell built-ins stops the command: the automatic approval pair, then the denial."""
-        scenario = Scenario("test_builtin_denied_by_policy", (ScenarioPrompt("Create denied.txt", (
-            builtin("bash", "conf-bash-3", command="echo no > denied.txt"),
-            say("after", echo=True),
-        )),))
-        async with scenario_run(self, scenario, workspace, {"deny_shell": True},
-                             requires=frozenset({"builtin-approvals"})) as (agent, session, _):
-            result = await agent.generate(session=session, prompt="Create denied.txt")
-        check_stream_shape(result.parts)
-        assert not (workspace / "denied.txt").exists()
-        check_automatic_denial(result.parts, "conf-bash-3", DenyShellPolicy.REASON)
-        assert [p.tool_name for p in parts_of(result.parts, ToolOutputDeniedPart)] == ["bash"]
-        assert not result.approval_requests and result.finish_reason == "stop"
 
     @pytest.mark.anyio
     async def test_filtering(self, workspace: Path) -> None:
