@@ -1,0 +1,1 @@
+"""harness-ui tests: nothing to ignore; fixtures live in tests/conftest.py."""
