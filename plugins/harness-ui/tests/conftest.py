@@ -80,3 +80,51 @@ def asgi_client() -> Any:
         return httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://testserver")
 
     return make
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class Served:
+    """A ``harness serve`` subprocess on 127.0.0.1 (stopped by :meth:`stop`)."""
+
+    def __init__(self, *args: str, cwd: Any = None, timeout: float = 90.0) -> None:
+        import subprocess
+        import sys
+        import time
+
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        self.process = subprocess.Popen([sys.executable, "-m", "harness_core.cli", "serve", "--port", str(self.port),
+                                         *args], cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        deadline = time.monotonic() + timeout
+        while True:
+            if self.process.poll() is not None:
+                raise AssertionError(f"harness serve exited: {self.process.stdout.read() if self.process.stdout else ''}")
+            try:
+                if httpx.get(f"{self.url}/api/health", timeout=2).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                pass
+            if time.monotonic() > deadline:
+                self.stop()
+                raise AssertionError(f"harness serve did not answer on {self.url} within {timeout} s")
+            time.sleep(0.3)
+
+    def stop(self) -> str:
+        """Terminate the server (this process only) and return its output."""
+        import subprocess
+
+        if self.process.poll() is None:
+            self.process.terminate()
+            try:
+                self.process.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait(timeout=30)
+        return self.process.stdout.read() if self.process.stdout else ""
