@@ -13,7 +13,14 @@ from .app import BindSession, create_chat_app, static_dir
 from .chat import ChatConflict, ChatTurn, SessionBinding, open_chat_turn
 from .request import BadChatRequest, ChatRequest, parse_chat_request
 from .store import ChatRecord, ChatStore, MemoryChatStore, SqliteChatStore
-from .stream import DONE, UI_MESSAGE_STREAM_HEADERS, ErrorReport, UIStreamConverter, encode_chunk, map_finish_reason
+from .stream import (
+    DONE,
+    UI_MESSAGE_STREAM_HEADERS,
+    ErrorReport,
+    UIStreamConverter,
+    encode_chunk,
+    map_finish_reason,
+)
 
 __all__ = [
     "DONE",

@@ -9,9 +9,9 @@ options (raise :class:`starlette.exceptions.HTTPException` there to refuse a req
 from __future__ import annotations
 
 import inspect
-from html import escape
 import json
 from collections.abc import Awaitable, Callable, Sequence
+from html import escape
 from importlib import resources
 from pathlib import Path
 from typing import Any

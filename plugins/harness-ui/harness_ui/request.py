@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, Final, Literal
+from typing import Any, Final
 
 import attrs
 
@@ -195,7 +195,7 @@ def parse_chat_request(body: object) -> ChatRequest:
     index = len(messages) - 1
     last = messages[index]
     where = f"messages[{index}]"
-    role: Literal["user", "assistant"] | str = last["role"]
+    role = last["role"]
     if role == "user":
         return ChatRequest(str(chat_id), _user_prompt(last["parts"], where), known_calls=calls,
                            known_approvals=approval_ids)

@@ -33,6 +33,7 @@ converter first sends ``tool-input-available`` for a call that is new to this re
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import secrets
@@ -146,10 +147,8 @@ def mask_error(message: str, error_type: str | None, *, chat_id: str | None,
     kind = error_type if error_type and _ERROR_TYPE.match(error_type) else None
     masked = f"The agent run failed{f' ({kind})' if kind else ''}. Reference: {reference}."
     if on_error is not None:
-        try:
+        with contextlib.suppress(Exception):
             on_error(ErrorReport(reference, message, error_type, chat_id, exception, masked))
-        except Exception:  # noqa: S110 - the host's callback must not break the stream
-            pass
     return masked
 
 

@@ -11,10 +11,24 @@ from typing import Any
 
 import anyio
 import pytest
+from harness_ui import (
+    ErrorReport,
+    MemoryChatStore,
+    SessionBinding,
+    SqliteChatStore,
+    create_chat_app,
+)
 
 from harness_core import LocalSandbox, define_harness_tool
-from harness_core.testing import CallBuiltin, CallHost, ChangeFile, EchoResults, Fail, Say, ScriptedAdapter
-from harness_ui import ErrorReport, MemoryChatStore, SessionBinding, SqliteChatStore, create_chat_app
+from harness_core.testing import (
+    CallBuiltin,
+    CallHost,
+    ChangeFile,
+    EchoResults,
+    Fail,
+    Say,
+    ScriptedAdapter,
+)
 
 from .conftest import Chat, answers_message, parse_sse, user_message
 
@@ -145,3 +159,35 @@ def test_the_reader_script_fails_on_a_bad_stream(tmp_path: Path, bad: str) -> No
     assert completed.returncode == 1, completed.stdout
     result = json.loads(completed.stdout)
     assert result["rejected"] or result["errors"]
+
+
+def test_a_continuation_is_applied_once(tmp_path: Path, asgi_client: Any) -> None:
+    """Replaying the same answers (a second tab, a retried request) finds no paused turn."""
+    app = create_chat_app(scenario_agent(), store=SqliteChatStore(tmp_path / "chats.sqlite"),
+                          bind=lambda request, chat_id: SessionBinding(sandbox=LocalSandbox(tmp_path)))
+
+    async def main() -> None:
+        async with asgi_client(app) as client:
+            chat = Chat(client)
+            first = await chat.post(user_message("Do the work"))
+            answers = answers_message(first, approve={"bash": True, "record": True})
+            await chat.post(answers)
+            replay = await client.post("/api/chat", json={"id": chat.chat_id, "trigger": "submit-message",
+                                                          "messages": [user_message("Do the work"), answers]})
+            assert replay.status_code == 409, replay.text
+
+    anyio.run(main)
+
+
+def test_sqlite_take_removes_the_record(tmp_path: Path) -> None:
+    from harness_ui import ChatRecord
+
+    async def main() -> None:
+        store = SqliteChatStore(tmp_path / "db" / "chats.sqlite")
+        await store.put("c", ChatRecord("suspended", {"version": 1}, "m1"))
+        other = SqliteChatStore(tmp_path / "db" / "chats.sqlite")   # another worker
+        taken = await other.take("c")
+        assert taken is not None and taken.state == {"version": 1} and taken.message_id == "m1"
+        assert await store.take("c") is None
+
+    anyio.run(main)

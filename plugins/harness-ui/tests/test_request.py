@@ -5,9 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from harness_ui import BadChatRequest, parse_chat_request
 
 from harness_core import ApprovalResponse, ToolResultContinuation
-from harness_ui import BadChatRequest, parse_chat_request
 
 
 def user(text: str = "hello", id: str = "u1") -> dict[str, Any]:

@@ -5,6 +5,15 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from harness_ui import (
+    DONE,
+    UI_MESSAGE_STREAM_HEADERS,
+    ErrorReport,
+    UIStreamConverter,
+    encode_chunk,
+    map_finish_reason,
+)
+
 from harness_core import (
     AbortPart,
     ErrorPart,
@@ -29,7 +38,6 @@ from harness_core import (
     ToolResultPart,
     Usage,
 )
-from harness_ui import DONE, UI_MESSAGE_STREAM_HEADERS, ErrorReport, UIStreamConverter, encode_chunk, map_finish_reason
 
 
 def convert(converter: UIStreamConverter, *parts: Any) -> list[dict[str, Any]]:
