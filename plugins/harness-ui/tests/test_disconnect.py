@@ -1,0 +1,76 @@
+"""A client that goes away mid-stream (useChat's stop(), a closed tab): the slice is
+aborted, the session detached, and the next message of the chat works."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+import uvicorn
+from harness_ui import SessionBinding, SqliteChatStore, create_chat_app
+
+from harness_core import LocalSandbox
+from harness_core.testing import CallBuiltin, Say, ScriptedAdapter, Sleep
+
+from .conftest import free_port, parse_sse, user_message
+
+
+@pytest.fixture
+def served(tmp_path: Path) -> Iterator[tuple[str, SqliteChatStore]]:
+    runtime = ScriptedAdapter([
+        [[Say("Working."), CallBuiltin("bash", {"command": "echo started"}), Sleep(600)], [Say("never")]],
+        [[Say("Back again.")]],
+    ])
+    store = SqliteChatStore(tmp_path / "chats.sqlite")
+    app = create_chat_app(runtime.agent(), store=store,
+                          bind=lambda request, chat_id: SessionBinding(sandbox=LocalSandbox(tmp_path)))
+    port = free_port()
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not server.started:
+        assert time.monotonic() < deadline, "uvicorn did not start"
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}", store
+    finally:
+        server.should_exit = True
+        thread.join(timeout=30)
+
+
+def test_a_disconnect_detaches_the_session(served: tuple[str, SqliteChatStore]) -> None:
+    url, store = served
+    body: dict[str, Any] = {"id": "chat-d", "messages": [user_message("Work")], "trigger": "submit-message"}
+    seen: list[dict[str, Any]] = []
+    with httpx.Client(timeout=60) as client, client.stream("POST", f"{url}/api/chat", json=body) as response:
+        assert response.status_code == 200
+        for line in response.iter_lines():
+            if line.startswith("data: {"):
+                seen.append(json.loads(line[6:]))
+                if seen[-1]["type"] == "tool-input-available":
+                    break               # leave while the runtime sleeps
+    assert any(c["type"] == "tool-input-available" for c in seen)
+    deadline = time.monotonic() + 60
+    while True:   # the server notices the disconnect, aborts the slice and stores the session
+
+
+        with sqlite3.connect(store.path) as db:
+            row = db.execute("SELECT kind FROM harness_chats WHERE chat_id = 'chat-d'").fetchone()
+        if row is not None:
+            break
+        assert time.monotonic() < deadline, "the session was not detached after the client left"
+        time.sleep(0.2)
+    assert row == ("stopped",)
+    again = httpx.post(f"{url}/api/chat", json={**body, "messages": [user_message("Work"), user_message("Again", "u2")]},
+                       timeout=60)
+    assert again.status_code == 200, again.text
+    text = "".join(c["delta"] for c in parse_sse(again.text) if isinstance(c, dict) and c["type"] == "text-delta")
+    assert text == "Back again."
