@@ -47,16 +47,20 @@ def static_dir() -> Path:
 class _ChatResponse(StreamingResponse):
     """A UI message stream response that detaches the session however the response ends."""
 
-    def __init__(self, turn: ChatTurn) -> None:
+    def __init__(self, turn: ChatTurn, busy: set[str]) -> None:
         super().__init__(turn.chunks(), headers=dict(UI_MESSAGE_STREAM_HEADERS),
                          media_type="text/event-stream")
         self._turn = turn
+        self._busy = busy
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         try:
             await super().__call__(scope, receive, send)
         finally:
-            await self._turn.close()
+            try:
+                await self._turn.close()
+            finally:
+                self._busy.discard(self._turn.request.chat_id)
 
 
 def _bad_request(message: str, status: int = 400) -> JSONResponse:
@@ -91,10 +95,11 @@ def create_chat_app(
         prompt_suggestion: text the page's input starts with (the demo's prompt).
 
     Routes: ``POST /api/chat`` (UI message stream v1; 400 for a malformed body, 409 when
-    the chat has nothing to continue, 413 for a body over 8 MiB), ``GET /api/health``,
+    the chat has nothing to continue or is streaming in this process, 413 for a body over 8 MiB), ``GET /api/health``,
     ``GET /`` and ``/static/*``.
     """
     chat_store: ChatStore = store if store is not None else SqliteChatStore(Path(".harness") / "chats.sqlite")
+    busy: set[str] = set()   # chats streaming in this process (another request for one gets 409)
 
     async def binding_for(request: Request, chat_id: str) -> SessionBinding:
         if bind is None:
@@ -119,12 +124,19 @@ def create_chat_app(
         except BadChatRequest as exc:
             return _bad_request(str(exc))
         binding = await binding_for(request, parsed.chat_id)
+        if parsed.chat_id in busy:
+            return _bad_request(f"chat {parsed.chat_id!r} is running a turn; wait for it to finish", 409)
+        busy.add(parsed.chat_id)
         try:
             turn = await open_chat_turn(agent=agent, store=chat_store, request=parsed, binding=binding,
                                         on_error=on_error)
         except ChatConflict as exc:
+            busy.discard(parsed.chat_id)
             return _bad_request(str(exc), 409)
-        return _ChatResponse(turn)
+        except BaseException:
+            busy.discard(parsed.chat_id)
+            raise
+        return _ChatResponse(turn, busy)
 
     async def health(request: Request) -> Response:
         return JSONResponse({"ok": True, "harness": agent.harness_id})

@@ -56,6 +56,8 @@ def test_a_disconnect_detaches_the_session(served: tuple[str, SqliteChatStore]) 
             if line.startswith("data: {"):
                 seen.append(json.loads(line[6:]))
                 if seen[-1]["type"] == "tool-input-available":
+                    other = httpx.post(f"{url}/api/chat", json=body, timeout=60)   # a second tab
+                    assert other.status_code == 409 and "is running a turn" in other.json()["error"]
                     break               # leave while the runtime sleeps
     assert any(c["type"] == "tool-input-available" for c in seen)
     deadline = time.monotonic() + 60
