@@ -109,3 +109,34 @@ def test_deny_the_shell_command_and_the_model_sees_the_denial(page: Any, demo_se
     shot = tmp_path / "chat-denied.png"
     page.screenshot(path=str(shot), full_page=True)
     assert shot.stat().st_size > 10_000
+
+
+def test_a_client_side_tool_is_answered_in_the_page(page: Any, tmp_path: Path) -> None:
+    """A host tool without ``execute``: the page asks the user and sends the answer with
+    ``addToolOutput``; the model gets it. The compaction card is a dynamic tool."""
+    from harness_ui import MemoryChatStore, create_chat_app
+
+    from harness_core import define_harness_tool
+    from harness_core.testing import CallHost, Compact, EchoResults, Say, ScriptedAdapter
+
+    from .conftest import serve_in_thread
+
+    pick = define_harness_tool(name="pick_color", description="Ask the user for a color.",
+                               input={"type": "object", "properties": {"question": {"type": "string"}}})
+    runtime = ScriptedAdapter([[[Say("Let me ask."), CallHost("pick_color", {"question": "Favourite?"})],
+                                [Compact("earlier steps"), EchoResults("You chose")]]])
+    app = create_chat_app(runtime.agent(tools=[pick]), store=MemoryChatStore())
+    with serve_in_thread(app) as url:
+        page.goto(url + "/")
+        page.get_by_test_id("prompt").type("Pick a color for me")
+        page.get_by_test_id("send").click()
+        card = page.locator('[data-testid="tool-card"][data-tool-name="pick_color"]')
+        card.get_by_test_id("client-tool-prompt").wait_for()
+        assert card.get_attribute("data-tool-kind") == "host"
+        card.get_by_test_id("client-tool-input").type("teal")
+        card.get_by_test_id("client-tool-send").click()
+        page.get_by_text("You chose pick_color: teal").wait_for()
+        assert card.get_attribute("data-state") == "output-available"
+        compaction = page.locator('[data-testid="tool-card"][data-tool-name="compaction"]')
+        assert compaction.count() == 1 and compaction.get_attribute("data-tool-kind") == "dynamic"
+        page.screenshot(path=str(tmp_path / "chat-client-tool.png"), full_page=True)

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 import sqlite3
-import threading
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,13 +12,12 @@ from typing import Any
 
 import httpx
 import pytest
-import uvicorn
 from harness_ui import SessionBinding, SqliteChatStore, create_chat_app
 
 from harness_core import LocalSandbox
 from harness_core.testing import CallBuiltin, Say, ScriptedAdapter, Sleep
 
-from .conftest import free_port, parse_sse, user_message
+from .conftest import parse_sse, serve_in_thread, user_message
 
 
 @pytest.fixture
@@ -31,19 +29,8 @@ def served(tmp_path: Path) -> Iterator[tuple[str, SqliteChatStore]]:
     store = SqliteChatStore(tmp_path / "chats.sqlite")
     app = create_chat_app(runtime.agent(), store=store,
                           bind=lambda request, chat_id: SessionBinding(sandbox=LocalSandbox(tmp_path)))
-    port = free_port()
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="off"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not server.started:
-        assert time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{port}", store
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
+    with serve_in_thread(app) as url:
+        yield url, store
 
 
 def test_a_disconnect_detaches_the_session(served: tuple[str, SqliteChatStore]) -> None:
