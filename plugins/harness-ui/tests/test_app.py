@@ -191,3 +191,40 @@ def test_sqlite_take_removes_the_record(tmp_path: Path) -> None:
         assert await store.take("c") is None
 
     anyio.run(main)
+
+
+def test_tool_context_is_bound_per_request_and_never_stored(tmp_path: Path, asgi_client: Any) -> None:
+    """The app's ``bind`` hook gives each request its tool context (here from a header);
+    a continuation gets the context of the request that continues it, and the stored
+    state holds none of it."""
+    import pydantic
+
+    class Account(pydantic.BaseModel):
+        user_id: str
+
+    whoami = define_harness_tool(name="whoami", description="The signed-in user.", input={"type": "object"},
+                                 context_schema=Account, execute=lambda input, ctx: f"user {ctx.context.user_id}")
+    runtime = ScriptedAdapter([[[CallHost("whoami", {})], [EchoResults("Saw:")]]])
+    agent = runtime.agent(tools=[whoami], tool_approval={"whoami": "user-approval"},
+                          prepare_call=lambda call: {"whoami": {"user_id": call.options["user"]}})
+    store = SqliteChatStore(tmp_path / "chats.sqlite")
+    app = create_chat_app(agent, store=store, bind=lambda request, chat_id: SessionBinding(
+        options={"user": request.headers["x-user"]}))
+
+    async def main() -> None:
+        async with asgi_client(app) as client:
+            question = user_message("Who am I?")
+            first = await client.post("/api/chat", headers={"x-user": "ada-secret-id"},
+                                      json={"id": "c", "messages": [question]})
+            import sqlite3
+
+            with sqlite3.connect(tmp_path / "chats.sqlite") as db:
+                (kind, state), = db.execute("SELECT kind, state FROM harness_chats WHERE chat_id = 'c'").fetchall()
+            assert kind == "suspended" and "whoami" in state and "ada-secret-id" not in state
+            answers = answers_message(parse_sse(first.text), approve={"whoami": True})
+            second = await client.post("/api/chat", headers={"x-user": "grace"},
+                                       json={"id": "c", "messages": [question, answers]})
+            text = "".join(c["delta"] for c in parse_sse(second.text) if isinstance(c, dict) and c["type"] == "text-delta")
+            assert text == "Saw: whoami: user grace"
+
+    anyio.run(main)
