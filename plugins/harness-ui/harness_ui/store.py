@@ -105,7 +105,11 @@ class SqliteChatStore:
             connection.execute(_SCHEMA)
 
     def _connect(self) -> sqlite3.Connection:
-        return sqlite3.connect(self.path, timeout=self._timeout, isolation_level=None)
+        connection = sqlite3.connect(self.path, timeout=self._timeout, isolation_level=None)
+        # WAL with synchronous=NORMAL: no corruption on a crash; a power loss may lose the
+        # last few commits (a chat then starts its next turn from the state before).
+        connection.execute("PRAGMA synchronous=NORMAL")
+        return connection
 
     def _take(self, chat_id: str) -> ChatRecord | None:
         connection = self._connect()
