@@ -26,6 +26,7 @@ from typing import Any
 
 import anyio
 import httpx
+from harness_ui import SqliteChatStore, UIStreamConverter, create_chat_app, encode_chunk
 
 from harness_core import (
     FinishPart,
@@ -39,7 +40,6 @@ from harness_core import (
     ToolResultPart,
 )
 from harness_core.testing import CallHost, EchoResults, Say, ScriptedAdapter
-from harness_ui import SqliteChatStore, UIStreamConverter, create_chat_app, encode_chunk
 
 
 def part_mix(count: int) -> list[Any]:
