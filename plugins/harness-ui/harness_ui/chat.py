@@ -101,6 +101,9 @@ class ChatTurn:
         try:
             await self.detach()
         except Exception as exc:
+            # Nothing could be stored: release the runtime; the chat starts afresh next time.
+            with contextlib.suppress(Exception):
+                await self.session.destroy()
             yield encode_chunk(self.converter.error_chunk(exc))
         yield DONE
 
@@ -128,8 +131,12 @@ class ChatTurn:
         """Detach when the body did not run to its end (a client that went away)."""
         if not self._detached:
             with anyio.CancelScope(shield=True):
-                await self._result.aclose()
-                await self.detach()
+                try:
+                    await self._result.aclose()
+                    await self.detach()
+                except Exception:
+                    await self.session.destroy()
+                    raise
 
 
 def _describe_pending(session: HarnessSession) -> str:

@@ -228,3 +228,37 @@ def test_tool_context_is_bound_per_request_and_never_stored(tmp_path: Path, asgi
             assert text == "Saw: whoami: user grace"
 
     anyio.run(main)
+
+
+class BrokenStore:
+    """A plugged-in store whose writes fail (a full disk, a lost database)."""
+
+    def __init__(self) -> None:
+        self.records: dict[str, Any] = {}
+
+    async def take(self, chat_id: str) -> Any:
+        return self.records.pop(chat_id, None)
+
+    async def put(self, chat_id: str, record: Any) -> None:
+        raise OSError("disk full at /var/lib/secret-path")
+
+
+def test_a_store_that_fails_ends_the_stream_with_a_masked_error(asgi_client: Any) -> None:
+    from harness_ui import ChatStore
+
+    store = BrokenStore()
+    assert isinstance(store, ChatStore)
+    reports: list[ErrorReport] = []
+    runtime = ScriptedAdapter([[[Say("Hello.")]]])
+    app = create_chat_app(runtime.agent(), store=store, on_error=reports.append)
+
+    async def main() -> None:
+        async with asgi_client(app) as client:
+            response = await client.post("/api/chat", json={"id": "c", "messages": [user_message("hi")]})
+            chunks = parse_sse(response.text)
+            assert types(chunks)[-3:] == ["finish", "error", "[DONE]"]
+            assert "secret-path" not in chunks[-2]["errorText"]
+
+    anyio.run(main)
+    (report,) = reports
+    assert isinstance(report.exception, OSError) and "secret-path" in report.message
