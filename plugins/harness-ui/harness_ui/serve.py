@@ -45,9 +45,8 @@ def _demo(harness: str, store: Path | None) -> Iterator[tuple[dict[str, Any], Pa
 
     workspace = prepare_workspace()
     with ScriptedModelServer(demo_script(workspace)) as server:
-        options: dict[str, Any] = {"base_url": server.base_url, "api_key": "harness-demo"}
-        if harness == "builtin":
-            options["model"] = "anthropic:harness-demo"
+        options: dict[str, Any] = {"base_url": server.base_url, "api_key": "harness-demo",
+                                   "model": "anthropic:harness-demo"}
         yield options, workspace.path, store or workspace.path.parent / "chats.sqlite", DEMO_PROMPT
 
 
@@ -80,6 +79,11 @@ def serve(harness: str, demo: bool, port: int, host: str, model: str | None, bas
     harness_options = _parse_options(options)
     with contextlib.ExitStack() as stack:
         suggestion = None
+        if demo and harness != "builtin":
+            # Other runtimes need their home and config kept out of the user's own (as
+            # `harness demo` does); until that is public, the demo serves builtin only.
+            click.echo(f"harness: error: --demo serves harness 'builtin' only for now, not {harness!r}", err=True)
+            sys.exit(2)
         if demo:
             demo_options, workspace, store_path, suggestion = stack.enter_context(_demo(harness, store))
             harness_options = {**demo_options, **harness_options}

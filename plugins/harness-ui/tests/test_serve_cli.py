@@ -31,3 +31,9 @@ def test_serve_is_a_harness_command(tmp_path: Path) -> None:
     for option in ("--harness", "--demo", "--port", "--store", "--permission-mode"):
         assert option in completed.stdout
     assert "127.0.0.1" in completed.stdout
+
+
+def test_the_demo_refuses_other_harnesses(tmp_path: Path) -> None:
+    """A runtime's home must stay out of the user's own; only builtin is served as a demo."""
+    completed = serve("--demo", "--harness", "claude-code", cwd=tmp_path)
+    assert completed.returncode == 2 and "--demo serves harness 'builtin' only" in completed.stderr
