@@ -106,6 +106,9 @@ def serve(harness: str, demo: bool, port: int, host: str, model: str | None, bas
         app = create_chat_app(agent, store=SqliteChatStore(store_path),
                               bind=lambda request, chat_id: SessionBinding(sandbox=sandbox),
                               prompt_suggestion=suggestion, title=f"harness chat: {harness}")
+        if host not in ("127.0.0.1", "localhost", "::1"):
+            click.echo(f"harness serve: warning: binding {host}: anyone who reaches it can run the agent; "
+                       "`harness serve` has no authentication", err=True)
         click.echo(f"harness serve: {harness} on {workspace}")
         click.echo(f"  store      {store_path}")
         click.echo(f"  listening  http://{host}:{port}/", nl=True)
