@@ -1,7 +1,7 @@
 """``harness serve``: the chat app with uvicorn, on 127.0.0.1 by default.
 
-``--demo`` serves harness-builtin's offline demo scenario (a throwaway copy of the demo
-project, the scripted model on 127.0.0.1, permission mode ``allow-edits`` so each shell
+``--demo`` serves the offline demo scenario of :mod:`harness_ui.demo` (a throwaway copy of
+a small project with a failing test, the scripted model on 127.0.0.1, permission mode ``allow-edits`` so each shell
 command asks for an approval in the page). Without it, the harness runs on ``--cwd``
 with ``--model`` / ``--base-url`` / ``-o KEY=VALUE`` settings like ``harness run``.
 """
@@ -34,20 +34,18 @@ def _parse_options(options: tuple[str, ...]) -> dict[str, Any]:
 
 
 @contextlib.contextmanager
-def _demo(harness: str, store: Path | None) -> Iterator[tuple[dict[str, Any], Path, Path, str]]:
+def _demo(store: Path | None) -> Iterator[tuple[dict[str, Any], Path, Path, str]]:
     """Prepare the demo: ``(harness_options, workspace, store path, prompt)`` while the
     scripted model server runs."""
-    try:
-        from harness_builtin.demo.scenario import DEMO_PROMPT, demo_script, prepare_workspace
-    except ImportError:  # pragma: no cover - harness-builtin is the demo's home
-        raise click.ClickException("--demo needs harness-builtin (pip install 'harness-ui[demo]')") from None
     from harness_core.testing import ScriptedModelServer
 
-    workspace = prepare_workspace()
-    with ScriptedModelServer(demo_script(workspace)) as server:
+    from .demo import DEMO_PROMPT, demo_responder, prepare_demo_workspace
+
+    workspace, git = prepare_demo_workspace()
+    with ScriptedModelServer(demo_responder(workspace, git=git)) as server:
         options: dict[str, Any] = {"base_url": server.base_url, "api_key": "harness-demo",
                                    "model": "anthropic:harness-demo"}
-        yield options, workspace.path, store or workspace.path.parent / "chats.sqlite", DEMO_PROMPT
+        yield options, workspace, store or workspace.parent / "chats.sqlite", DEMO_PROMPT
 
 
 @click.command("serve")
@@ -85,7 +83,7 @@ def serve(harness: str, demo: bool, port: int, host: str, model: str | None, bas
             click.echo(f"harness: error: --demo serves harness 'builtin' only for now, not {harness!r}", err=True)
             sys.exit(2)
         if demo:
-            demo_options, workspace, store_path, suggestion = stack.enter_context(_demo(harness, store))
+            demo_options, workspace, store_path, suggestion = stack.enter_context(_demo(store))
             harness_options = {**demo_options, **harness_options}
         else:
             workspace = (cwd or Path.cwd()).resolve()

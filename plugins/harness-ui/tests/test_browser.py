@@ -1,7 +1,7 @@
 """A real browser against ``harness serve --demo``: Debian's chromium driven by Playwright.
 
-The demo is harness-builtin's scenario: the real built-in harness on a throwaway copy of
-the demo project, only the model scripted. Permission mode ``allow-edits`` makes each
+The demo (``harness_ui.demo``) is the real built-in harness on a throwaway copy of a small
+project, only the model scripted. Permission mode ``allow-edits`` makes each
 test run (a shell command) ask for an approval in the page. In CI (HARNESS_REQUIRE_RUNTIMES
 names chromium) a missing browser fails the test instead of skipping it.
 """
@@ -48,7 +48,7 @@ def demo_server(tmp_path: Path) -> Iterator[Served]:
 
 
 def send_demo_prompt(page: Any, url: str) -> None:
-    from harness_builtin.demo.scenario import DEMO_PROMPT
+    from harness_ui.demo import DEMO_PROMPT
 
     page.goto(url + "/")
     prompt = page.get_by_test_id("prompt")
@@ -85,7 +85,7 @@ def test_approve_the_shell_command_and_see_the_tests_pass(page: Any, demo_server
     assert "Ran 3 tests" in runs.first.inner_text() and "\nOK" in runs.first.inner_text()
     diff = page.locator('[data-testid="tool-card"][data-tool-name="git_diff"]')
     assert diff.count() == 1 and diff.get_attribute("data-tool-kind") == "host"
-    assert "+    return total(values) / len(values)" in diff.inner_text()
+    assert "+    return total(prices) / len(prices)" in diff.inner_text()
     changes = page.locator('[data-testid="tool-card"][data-tool-name="fileChange"]')
     assert changes.count() >= 1 and changes.first.get_attribute("data-tool-kind") == "dynamic"
     page.get_by_test_id("status").filter(has_text="ready").wait_for()
