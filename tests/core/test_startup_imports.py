@@ -7,8 +7,8 @@ plugin of this repository installed, and reads the modules it imported from the
 
 from __future__ import annotations
 
-import os
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path

@@ -27,7 +27,14 @@ if TYPE_CHECKING:
     from ._names import canonical_tool
     from ._policy import RulesPolicy, facts_for
     from ._shell import ShellAnalysis, analyze_command
-    from ._syntax import Action, CommandPattern, Rule, RuleOrigin, compile_command_pattern, parse_rule
+    from ._syntax import (
+        Action,
+        CommandPattern,
+        Rule,
+        RuleOrigin,
+        compile_command_pattern,
+        parse_rule,
+    )
 
 __all__ = [
     "BASELINE_BUILTINS",

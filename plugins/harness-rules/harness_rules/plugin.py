@@ -7,16 +7,19 @@ rules files of the call's workspace root (see :class:`~harness_rules.RulesPolicy
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 import threading
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
-
-from harness_core import ApprovalContext, ApprovalDecision, ToolCall, hookimpl
 
 import click
 
+from harness_core import ApprovalContext, ApprovalDecision, ToolCall, hookimpl
+
 if TYPE_CHECKING:
     from ._policy import RulesPolicy
+
+    DEFAULT_POLICY: RulesPolicy
+    """The policy behind the entry point (see :func:`default_policy`)."""
 
 __all__ = ["DEFAULT_POLICY", "default_policy", "harness_approve_call", "harness_cli_commands"]
 
