@@ -2,7 +2,7 @@
 
 An :class:`harness_core.testing.ScriptedModelServer` on 127.0.0.1, in a child process (so
 client and server do not share one GIL: in one process the 5 ms GIL switch interval shows up in
-streamed round trips), serves a script of text turns; an ``httpx.Client`` (one kept-alive
+streamed round trips), serves a one-turn script; an ``httpx.Client`` (one kept-alive
 connection) posts non-streaming, then streaming OpenAI Chat Completions requests. Reported: the
 median wall time per round trip (a round trip waits on the network stack, so wall time is the
 figure; the 42 ms Nagle stall would show as ≥ 40 ms) and the client's CPU time per request
@@ -21,6 +21,7 @@ import time
 import httpx
 
 from bench._rows import Row, format_table, median
+
 __all__ = ["measure", "run"]
 
 GOAL_MS = 3.0
@@ -29,11 +30,12 @@ GOAL_MS = 3.0
 _SERVE = """
 import sys
 from harness_core.testing import ScriptedModelServer
-with ScriptedModelServer([f"answer {i}" for i in range(int(sys.argv[1]))]) as server:
+with ScriptedModelServer(["answer"]) as server:
     print(server.openai_base_url, flush=True)
     sys.stdin.read()
 """
-"""The child: serve ``argv[1]`` text turns, print the OpenAI base URL, stop when stdin closes."""
+"""The child: serve a one-turn script (a request with no assistant message in its history gets
+that turn each time; the server picks turns by history), print the OpenAI base URL, stop when stdin closes."""
 
 
 def measure(requests: int, stream: bool) -> tuple[float, float]:
@@ -62,7 +64,7 @@ def _requests(base_url: str, requests: int, stream: bool, walls: list[float]) ->
             response.read()
             walls.append(time.perf_counter() - start)
             response.raise_for_status()
-            if "answer" not in response.text:  # a scripted turn, not an error body
+            if "chat.completion" not in response.text:  # a completion, not an error body
                 raise RuntimeError(f"unexpected scripted answer: {response.text[:200]!r}")
         return time.process_time() - cpu_start
 
