@@ -16,7 +16,7 @@ import time
 
 from bench._rows import Row, format_table
 
-BENCHES: tuple[str, ...] = ("bench_startup", "bench_scripted_server")
+BENCHES: tuple[str, ...] = ("bench_startup", "bench_scripted_server", "bench_linear_cost")
 """Modules of :mod:`bench` that return :class:`~bench._rows.Row` lists from ``run(quick)``."""
 
 
