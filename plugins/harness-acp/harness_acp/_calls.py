@@ -1,0 +1,248 @@
+"""Tool-call bookkeeping of one ACP turn: which parts each ``tool_call`` update becomes.
+
+The agent reports a call with ``tool_call`` and then ``tool_call_update`` payloads
+(fields arrive piecemeal). The tracker merges them and decides what the host sees:
+
+* a call the host decides (it came through ``session/request_permission``) gets no
+  ``tool-call`` part from the adapter: the core emits it with the approval parts; the
+  adapter emits only its final result, unless the host denied it;
+* a call of the relay MCP server (a host tool) gets nothing: the core reports host calls;
+* any other call is projected: ``tool-call`` (provider-executed, common name by ACP kind,
+  ``providerMetadata.acp.nativeToolName``), then ``tool-result`` / ``tool-error`` when its
+  status becomes ``completed`` / ``failed``. While built-in approvals are on, a call still
+  ``pending`` is held back until it starts or a permission request claims it;
+* ``diff`` content becomes ``fileChange`` parts (a dynamic provider-executed call and its
+  result, ``{"path", "kind"}``).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any, Final
+
+import attrs
+
+from harness_core.parts import FILE_CHANGE_TOOL, Part, ToolCallPart, ToolErrorPart, ToolResultPart
+
+from ._tools import ToolIdentity, identify, normalized_input
+
+__all__ = ["CallTracker", "file_change_parts"]
+
+_FINAL: Final = frozenset({"completed", "failed"})
+
+
+@attrs.define
+class _Call:
+    call_id: str
+    kind: str | None = None
+    title: str | None = None
+    raw_input: Any = None
+    raw_output: Any = None
+    locations: list[str] = attrs.field(factory=list)
+    content: list[Any] = attrs.field(factory=list)
+    terminal_output: list[str] = attrs.field(factory=list)
+    status: str | None = None
+    routed: str | None = None  # "approval" or "host"
+    denied: bool = False
+    emitted: bool = False
+    finished: bool = False
+    changes: int = 0
+    matched: bool = False
+
+    def identity(self) -> ToolIdentity:
+        return identify(self.kind, self.title, self.raw_input)
+
+    def tool_input(self) -> dict[str, Any]:
+        return normalized_input(self.identity(), self.raw_input, self.locations)
+
+
+def _field(update: object, name: str) -> Any:
+    return getattr(update, name, None)
+
+
+def file_change_parts(change_id: str, path: str, kind: str) -> list[Part]:
+    """A ``fileChange`` call and its result for one changed file."""
+    change = {"path": path, "kind": kind}
+    return [
+        ToolCallPart(tool_call_id=change_id, tool_name=FILE_CHANGE_TOOL, input=change, provider_executed=True,
+                     dynamic=True),
+        ToolResultPart(tool_call_id=change_id, tool_name=FILE_CHANGE_TOOL, input=change, output=change,
+                       provider_executed=True, dynamic=True),
+    ]
+
+
+def _text_of(content: Any) -> str | None:
+    inner = _field(content, "content")
+    text = _field(inner, "text")
+    return text if isinstance(text, str) else None
+
+
+class CallTracker:
+    """Per-turn tool-call state (see the module docstring).
+
+    Args:
+        hold_pending: hold back ``pending`` calls (built-in approvals are on and the agent
+            may still ask for permission).
+        is_host: tells whether a merged call (kind, title, raw input) belongs to the relay
+            MCP server.
+    """
+
+    def __init__(self, *, hold_pending: bool, host_server: str) -> None:
+        self._hold = hold_pending
+        self._host_server = host_server
+        self._calls: dict[str, _Call] = {}
+
+    def _call(self, call_id: str) -> _Call:
+        call = self._calls.get(call_id)
+        if call is None:
+            call = self._calls[call_id] = _Call(call_id)
+        return call
+
+    def _merge(self, call: _Call, update: object) -> None:
+        for name in ("kind", "title", "status"):
+            value = _field(update, name)
+            if value is not None:
+                setattr(call, name, str(getattr(value, "value", value)))
+        if _field(update, "raw_input") is not None:
+            call.raw_input = _field(update, "raw_input")
+        if _field(update, "raw_output") is not None:
+            call.raw_output = _field(update, "raw_output")
+        locations = _field(update, "locations")
+        if locations:
+            call.locations = [loc.path for loc in locations if isinstance(getattr(loc, "path", None), str)]
+        content = _field(update, "content")
+        if content:
+            call.content = list(content)
+        meta = _field(update, "field_meta")
+        if isinstance(meta, Mapping):
+            output = meta.get("terminal_output")
+            if isinstance(output, Mapping) and isinstance(output.get("data"), str):
+                call.terminal_output.append(output["data"])
+        if call.routed is None and self._looks_host(call):
+            call.routed = "host"
+
+    def _looks_host(self, call: _Call) -> bool:
+        raw = call.raw_input if isinstance(call.raw_input, Mapping) else {}
+        if raw.get("server") == self._host_server or raw.get("server_name") == self._host_server:
+            return True
+        title = call.title or ""
+        server = self._host_server
+        return title.startswith((f"mcp__{server}__", f"{server}/", f"{server}.", f"{server}__", f"Tool: {server}/"))
+
+    # -- feeding ---------------------------------------------------------------------------
+
+    def claim_for_approval(self, update: object) -> tuple[str, ToolIdentity, dict[str, Any]]:
+        """A permission request for a call: the host decides it. Returns (call id, identity, input)."""
+        call_id = str(_field(update, "tool_call_id"))
+        call = self._call(call_id)
+        self._merge(call, update)
+        call.routed = "approval"
+        return call_id, call.identity(), call.tool_input()
+
+    def is_host_call(self, update: object) -> bool:
+        """True when a permission request is about a relay (host tool) call."""
+        probe = _Call("probe")
+        self._merge(probe, update)
+        return probe.routed == "host"
+
+    def mark_denied(self, call_id: str) -> None:
+        """The host denied ``call_id``: the core reports it; its result is never projected."""
+        self._call(call_id).denied = True
+
+    def take_host_call(self, tool_name: str) -> str | None:
+        """The id of the agent's own not yet matched relay call of ``tool_name``, if it reported one."""
+        for call in self._calls.values():
+            if call.routed != "host" or call.matched:
+                continue
+            raw = call.raw_input if isinstance(call.raw_input, Mapping) else {}
+            if raw.get("tool") == tool_name or tool_name in (call.title or ""):
+                call.matched = True
+                return call.call_id
+        return None
+
+    def mark_host(self, call_id: str) -> None:
+        """``call_id`` is a host tool call (reported by the core)."""
+        self._call(call_id).routed = "host"
+
+    def on_update(self, update: object) -> list[Part]:
+        """The parts a ``tool_call`` / ``tool_call_update`` payload produces."""
+        call = self._call(str(_field(update, "tool_call_id")))
+        self._merge(call, update)
+        if call.routed == "host" or call.finished:
+            return []
+        parts: list[Part] = []
+        held = self._hold and call.status == "pending" and call.routed is None
+        if not call.emitted and call.routed is None and not held:
+            parts.append(self._call_part(call))
+            call.emitted = True
+        if call.status in _FINAL:
+            call.finished = True
+            if not call.denied:
+                parts.extend(self._changes(call))
+                if not held:
+                    parts.append(self._result_part(call))
+        return parts
+
+    def flush(self) -> list[Part]:
+        """At the turn's end: calls held back or still open get a call part and an error."""
+        parts: list[Part] = []
+        for call in self._calls.values():
+            if call.routed == "host" or call.finished or call.denied:
+                continue
+            if call.routed is None and not call.emitted:
+                parts.append(self._call_part(call))
+            call.finished = True
+            identity = call.identity()
+            parts.append(ToolErrorPart(
+                tool_call_id=call.call_id, tool_name=identity.tool_name, input=call.tool_input(),
+                error="the agent ended the turn before this call finished", provider_executed=True,
+                dynamic=identity.dynamic or None, provider_metadata=identity.metadata(call.call_id),
+            ))
+        return parts
+
+    # -- parts -----------------------------------------------------------------------------
+
+    def _call_part(self, call: _Call) -> ToolCallPart:
+        identity = call.identity()
+        return ToolCallPart(
+            tool_call_id=call.call_id, tool_name=identity.tool_name, input=call.tool_input(), provider_executed=True,
+            dynamic=identity.dynamic or None, provider_metadata=identity.metadata(call.call_id),
+        )
+
+    def _output(self, call: _Call) -> str:
+        raw = call.raw_output
+        if isinstance(raw, Mapping):
+            for key in ("formatted_output", "aggregated_output", "output", "stdout"):
+                if isinstance(raw.get(key), str):
+                    return str(raw[key])
+        texts = [t for t in (_text_of(c) for c in call.content) if t is not None]
+        if texts:
+            return "\n".join(texts)
+        if call.terminal_output:
+            return "".join(call.terminal_output)
+        if isinstance(raw, str):
+            return raw
+        return json.dumps(raw, default=str) if raw is not None else ""
+
+    def _result_part(self, call: _Call) -> Part:
+        identity = call.identity()
+        common = {"tool_call_id": call.call_id, "tool_name": identity.tool_name, "input": call.tool_input(),
+                  "provider_executed": True, "dynamic": identity.dynamic or None,
+                  "provider_metadata": identity.metadata(call.call_id)}
+        if call.status == "failed":
+            return ToolErrorPart(error=self._output(call) or "the tool call failed", **common)
+        return ToolResultPart(output=self._output(call), **common)
+
+    def _changes(self, call: _Call) -> list[Part]:
+        parts: list[Part] = []
+        for content in call.content:
+            if _field(content, "type") != "diff":
+                continue
+            path = _field(content, "path")
+            if not isinstance(path, str):
+                continue
+            kind = "add" if _field(content, "old_text") is None else "update"
+            parts.extend(file_change_parts(f"{call.call_id}:change-{call.changes}", path, kind))
+            call.changes += 1
+        return parts
