@@ -49,12 +49,16 @@ class _Call:
     finished: bool = False
     changes: int = 0
     matched: bool = False
+    frozen_input: dict[str, Any] | None = None
 
     def identity(self) -> ToolIdentity:
         return identify(self.kind, self.title, self.raw_input)
 
     def tool_input(self) -> dict[str, Any]:
-        return normalized_input(self.identity(), self.raw_input, self.locations)
+        """The input, fixed at its first use so the call and its result carry the same one."""
+        if self.frozen_input is None:
+            self.frozen_input = normalized_input(self.identity(), self.raw_input, self.locations)
+        return self.frozen_input
 
 
 def _field(update: object, name: str) -> Any:

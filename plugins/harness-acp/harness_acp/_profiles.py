@@ -54,6 +54,18 @@ class Launch:
     """True when the profile wrote the agent's config: inherited credentials are dropped."""
 
 
+def _never(text: str) -> bool:
+    return False
+
+
+def _codex_noise(text: str) -> bool:
+    return text.startswith("Model metadata for `") and "not found" in text
+
+
+def _pi_noise(text: str) -> bool:
+    return text.startswith("pi v") and text.rstrip().endswith("---")
+
+
 def _plain(request: LaunchRequest) -> Launch:
     return Launch(request.command)
 
@@ -76,6 +88,8 @@ class AgentProfile:
             (``stopReason: cancelled``); the adapter then tells the agent why and continues.
         writes_config: :attr:`launch` writes the agent's config from ``base_url``/``model``.
         launch: builds the :class:`Launch` for a session.
+        noise: tells agent message text that is the agent talking about itself (a startup
+            banner, a config warning), dropped from the stream.
     """
 
     name: str
@@ -87,6 +101,7 @@ class AgentProfile:
     reject_ends_turn: bool = False
     writes_config: bool = False
     launch: Callable[[LaunchRequest], Launch] = _plain
+    noise: Callable[[str], bool] = _never
 
 
 def find_codex_acp_binary(command: str = "codex-acp") -> str:
@@ -182,6 +197,7 @@ PROFILES: Final[Mapping[str, AgentProfile]] = {
         reject_ends_turn=True,
         writes_config=True,
         launch=_codex_launch,
+        noise=_codex_noise,
     ),
     "pi-acp": AgentProfile(
         name="pi-acp",
@@ -191,6 +207,7 @@ PROFILES: Final[Mapping[str, AgentProfile]] = {
         asks_permission=False,
         writes_config=True,
         launch=_pi_launch,
+        noise=_pi_noise,
     ),
 }
 """The known agent profiles, by name."""

@@ -225,6 +225,12 @@ class AcpSession:
             if self._turn is not None and not self._turn.done:
                 self._turn.runtime_exited()
 
+    def is_noise(self, update: Any) -> bool:
+        """True for an agent message chunk that is the agent's own banner or warning (see the profile)."""
+        profile = self._settings.profile
+        text = getattr(getattr(update, "content", None), "text", None)
+        return profile is not None and isinstance(text, str) and profile.noise(text)
+
     def describe_crash(self, error: BaseException) -> str:
         """A clear message about the agent dying mid-turn."""
         process = self._process

@@ -89,13 +89,20 @@ def _command_text(command: object) -> str | None:
 
 
 def normalized_input(identity: ToolIdentity, raw_input: object, locations: Sequence[str] = ()) -> dict[str, Any]:
-    """The call input the host sees: ``rawInput`` plus ``command`` / ``path`` in common form."""
+    """The call input the host sees.
+
+    ``execute``: ``{"command": <shell text>, "cwd"?}`` (the agent's bookkeeping keys, such
+    as Codex's turn ids, are left out); other kinds: the agent's ``rawInput`` with ``path``
+    filled in from ``file_path`` or the first location.
+    """
     data: dict[str, Any] = dict(raw_input) if isinstance(raw_input, Mapping) else {}
     if identity.kind == "execute":
         command = _command_text(data.get("command")) or (identity.title if identity.title != identity.kind else None)
-        if command is not None:
-            data["command"] = command
-    elif identity.builtin is not None and "path" not in data:
+        result: dict[str, Any] = {"command": command} if command is not None else {}
+        if isinstance(data.get("cwd"), str):
+            result["cwd"] = data["cwd"]
+        return result
+    if identity.builtin is not None and "path" not in data:
         path = data.get("file_path") or (locations[0] if locations else None)
         if isinstance(path, str):
             data["path"] = path

@@ -269,6 +269,8 @@ class AcpTurn:
                 return
             if name == "usage_update":
                 self._note_usage(payload)
+            if name == "agent_message_chunk" and self._session.is_noise(payload):
+                return
             self._outbox.append(AcpEvent(update=payload))
         elif kind == "control":
             self._awaiting_due = True
