@@ -106,6 +106,9 @@ class AgentProcess:
 
     async def _watch(self) -> None:
         self.exit_code = await self._process.wait()
+        # whatever the agent left running in its group (tool commands, MCP servers) goes too
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(self.pid, signal.SIGKILL)
         self.exited.set()
 
     def describe_exit(self) -> str:

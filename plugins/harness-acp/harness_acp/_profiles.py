@@ -139,7 +139,8 @@ def _codex_launch(request: LaunchRequest) -> Launch:
         env["HOME"] = str(request.home)
     if request.base_url is None:
         return Launch(tuple(argv), env)
-    codex_home = request.scratch / "codex-home"
+    # under ``home`` the Codex sessions survive the adapter session (resume_from loads them)
+    codex_home = request.home / ".codex" if request.home is not None else request.scratch / "codex-home"
     codex_home.mkdir(parents=True, exist_ok=True)
     lines = [
         *([f"model = {_toml(request.model)}"] if request.model else []),

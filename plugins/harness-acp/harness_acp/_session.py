@@ -144,7 +144,7 @@ class AcpSession:
         """
         try:
             await asyncio.wait_for(self._open(), self._settings.startup_timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             await self._kill()
             raise HarnessConfigurationError(
                 f"acp: {self.label} did not finish initialize + session/new within {self._settings.startup_timeout:g} s"
@@ -175,7 +175,7 @@ class AcpSession:
             self._process = await AgentProcess.spawn(argv, env, self.cwd, AcpClient(self), settings.stderr)
         except AgentStartError as error:
             raise HarnessConfigurationError(str(error)) from error
-        asyncio.ensure_future(self._watch(self._process))
+        self._watcher = asyncio.ensure_future(self._watch(self._process))
         init = await self.conn.initialize(
             protocol_version=acp.PROTOCOL_VERSION,
             client_capabilities=ClientCapabilities(
@@ -217,6 +217,7 @@ class AcpSession:
             await self.conn.set_session_mode(session_id=self.acp_session_id, mode_id=mapped)
 
     _loading = False
+    _watcher: asyncio.Future[None] | None = None
 
     async def _watch(self, process: AgentProcess) -> None:
         await process.exited.wait()

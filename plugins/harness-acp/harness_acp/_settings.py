@@ -9,7 +9,11 @@ from typing import Any, Final
 
 import attrs
 
-from harness_core import HarnessCapabilityUnsupportedError, HarnessConfigurationError, PermissionMode
+from harness_core import (
+    HarnessCapabilityUnsupportedError,
+    HarnessConfigurationError,
+    PermissionMode,
+)
 
 from ._profiles import PROFILES, AgentProfile
 

@@ -81,7 +81,7 @@ def _command_text(command: object) -> str | None:
     if isinstance(command, str):
         return command
     if isinstance(command, Sequence) and command and all(isinstance(c, str) for c in command):
-        parts = list(command)
+        parts: list[str] = [str(c) for c in command]
         if len(parts) >= 3 and parts[-2] in ("-c", "-lc") and posixpath.basename(parts[0]) in ("bash", "sh", "zsh"):
             return parts[-1]
         return shlex.join(parts)

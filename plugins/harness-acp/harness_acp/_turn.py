@@ -22,7 +22,14 @@ from typing import TYPE_CHECKING, Any, Final
 import anyio
 import attrs
 
-from harness_core import AwaitingAnswers, BuiltinApprovalRequest, HostToolCall, ToolCall, ToolOutput, TurnEnd
+from harness_core import (
+    AwaitingAnswers,
+    BuiltinApprovalRequest,
+    HostToolCall,
+    ToolCall,
+    ToolOutput,
+    TurnEnd,
+)
 from harness_core.parts import FinishReason, Usage
 
 from ._calls import CallTracker, file_change_parts

@@ -7,6 +7,7 @@ Every agent runs in a fresh isolated home under ``tmp_path`` and talks to
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -21,3 +22,30 @@ def workspace(tmp_path: Path) -> Path:
     path = tmp_path / "workspace"
     path.mkdir()
     return path.resolve()
+
+
+@pytest.fixture
+def codex_acp(tmp_path: Path) -> Any:
+    """``make(server, **settings)``: an ``acp(agent="codex-acp")`` adapter on a scripted server, isolated."""
+    from harness_acp import acp
+
+    from harness_core.testing import make_isolated_home
+
+    home = make_isolated_home(tmp_path / "home")
+
+    def make(server: Any, **settings: Any) -> Any:
+        return acp(agent="codex-acp", base_url=server.openai_base_url, model="fake-model", home=home.path, **settings)
+
+    return make
+
+
+@pytest.fixture
+def pi_acp(tmp_path: Path) -> Any:
+    """``make(server, **settings)``: an ``acp(agent="pi-acp")`` adapter on a scripted server, isolated."""
+    from harness_acp import acp
+
+    def make(server: Any, **settings: Any) -> Any:
+        home = tmp_path / "pi-home"
+        return acp(agent="pi-acp", base_url=server.openai_base_url, model="fake-model", home=home, **settings)
+
+    return make

@@ -5,12 +5,17 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from harness_acp.conformance import scenario_script
 
-from harness_core.testing import ScenarioFailure, ScriptedModelServer, make_isolated_home, skip_unless_runtime
+from harness_core.testing import (
+    ScenarioFailure,
+    ScriptedModelServer,
+    make_isolated_home,
+    skip_unless_runtime,
+)
 from harness_core.testing.conformance import AdapterConformanceSuite, Scenario
 
 _CROSS_PROCESS = ("an ACP agent holds a pending permission request or MCP call in its own process; a turn "
@@ -21,7 +26,7 @@ _CROSS_PROCESS = ("an ACP agent holds a pending permission request or MCP call i
 @pytest.mark.requires_runtime("codex-acp")
 class TestCodexAcpConformance(AdapterConformanceSuite):
     agent_factory = "harness_acp.conformance:conformance_target"
-    unsupported = {
+    unsupported: ClassVar[Mapping[str, str]] = {
         "test_suspend_and_continue_in_new_process": _CROSS_PROCESS,
         "test_client_side_tool_suspend_and_continue_in_new_process": _CROSS_PROCESS,
     }
