@@ -232,6 +232,18 @@ class AcpSession:
         text = getattr(getattr(update, "content", None), "text", None)
         return profile is not None and isinstance(text, str) and profile.noise(text)
 
+    def describe_error(self, error: Exception) -> str:
+        """An agent's JSON-RPC error as a message: its text, its data and the agent's last stderr line."""
+        data = getattr(error, "data", None)
+        detail = ""
+        if isinstance(data, dict):
+            detail = str(data.get("message") or data.get("details") or data)
+        elif data is not None:
+            detail = str(data)
+        process = self._process
+        tail = next((line for line in reversed(process.stderr_tail) if "ERROR" in line), "") if process else ""
+        return f"{self.label}: {error}" + (f": {detail}" if detail else "") + (f" (stderr: {tail.strip()})" if tail else "")
+
     def describe_crash(self, error: BaseException) -> str:
         """A clear message about the agent dying mid-turn."""
         process = self._process

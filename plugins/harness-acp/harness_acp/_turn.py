@@ -122,7 +122,7 @@ class AcpTurn:
                 response = await session.conn.prompt(session_id=session.acp_session_id, prompt=[acp.text_block(text)])
             except acp.RequestError as error:
                 await asyncio.sleep(0)
-                self._push("error", f"{session.label}: {error}")
+                self._push("error", session.describe_error(error))
                 return
             except Exception as error:
                 await asyncio.sleep(0)

@@ -11,6 +11,7 @@ from typing import Any
 
 import anyio
 import pytest
+from harness_acp.testing import eventually, group_gone, processes_with
 
 from harness_core import HarnessAgent, LocalSandbox
 from harness_core.parts import (
@@ -49,30 +50,23 @@ for line in sys.stdin:
 """
 
 
+def _limited(test: Any) -> Any:
+    """Fail (with a traceback) instead of hanging when the agent stops answering."""
+    import functools
+
+    @functools.wraps(test)
+    async def run(*args: Any, **kwargs: Any) -> None:
+        with anyio.fail_after(180):
+            await test(*args, **kwargs)
+
+    return run
+
+
 def _server(script: list[Any], **kwargs: Any) -> ScriptedModelServer:
     return ScriptedModelServer(script, formats=["responses"], **kwargs)
 
 
-def _group_gone(pid: int) -> bool:
-    try:
-        os.killpg(pid, 0)
-    except ProcessLookupError:
-        return True
-    return False
-
-
-def _sleepers(marker: str) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                if marker in (entry / "cmdline").read_bytes().replace(b"\0", b" ").decode():
-                    found.append(int(entry.name))
-            except OSError:
-                continue
-    return found
-
-
+@_limited
 async def test_text_reasoning_and_a_builtin_call_project_by_kind(codex_acp: Any, workspace: Path) -> None:
     script = [ModelTurn("Running.", reasoning="Plan first.",
                         tool_calls=[ToolCallSpec("bash", {"command": "echo hi > out.txt && echo from-bash"})]),
@@ -97,6 +91,7 @@ async def test_text_reasoning_and_a_builtin_call_project_by_kind(codex_acp: Any,
     assert result.finish_reason == "stop" and result.usage.total_tokens
 
 
+@_limited
 async def test_approval_pauses_then_approving_runs_the_command(codex_acp: Any, workspace: Path) -> None:
     script = [ModelTurn(tool_calls=[ToolCallSpec("bash", {"command": "echo yes > approved.txt"})]), "Approved."]
     with _server(script) as server:
@@ -119,6 +114,7 @@ async def test_approval_pauses_then_approving_runs_the_command(codex_acp: Any, w
     assert second.finish_reason == "stop" and second.all_text.endswith("Approved.")
 
 
+@_limited
 async def test_a_persons_denial_and_its_reason_reach_the_model(codex_acp: Any, workspace: Path) -> None:
     script = [ModelTurn(tool_calls=[ToolCallSpec("bash", {"command": "echo no > denied.txt"})]), "Understood."]
     with _server(script) as server:
@@ -140,6 +136,7 @@ async def test_a_persons_denial_and_its_reason_reach_the_model(codex_acp: Any, w
     assert again.finish_reason == "stop", again.error
 
 
+@_limited
 async def test_external_mcp_servers_reach_the_agent_as_dynamic_tools(codex_acp: Any, workspace: Path,
                                                                       tmp_path: Path) -> None:
     script_path = tmp_path / "calc.py"
@@ -162,6 +159,7 @@ async def test_external_mcp_servers_reach_the_agent_as_dynamic_tools(codex_acp: 
     assert result.finish_reason == "stop"
 
 
+@_limited
 async def test_abort_cancels_and_leaves_no_command_running(codex_acp: Any, workspace: Path) -> None:
     marker = f"sleep 31.{os.getpid() % 1000}"
     script = [ModelTurn(tool_calls=[ToolCallSpec("bash", {"command": marker})]), "Recovered.", "Recovered."]
@@ -173,19 +171,16 @@ async def test_abort_cancels_and_leaves_no_command_running(codex_acp: Any, works
             async for part in stream.full_stream:
                 parts.append(part)
                 if isinstance(part, ToolCallPart):
-                    with anyio.fail_after(30):
-                        while not _sleepers(marker):
-                            await anyio.sleep(0.05)
+                    await eventually(lambda: bool(processes_with(marker)), what="the command started")
                     stream.abort("test abort")
             assert isinstance(parts[-1], AbortPart)
-            with anyio.fail_after(15):
-                while _sleepers(marker):
-                    await anyio.sleep(0.1)
+            await eventually(lambda: not processes_with(marker), what="the command is gone")
             again = await agent.generate(session=session, prompt="again")
     assert again.finish_reason == "stop", again.error
     assert "Recovered." in again.all_text
 
 
+@_limited
 async def test_a_killed_agent_is_a_runtime_crash_and_the_next_prompt_restarts_it(codex_acp: Any,
                                                                                   workspace: Path) -> None:
     marker = f"sleep 32.{os.getpid() % 1000}"
@@ -202,9 +197,7 @@ async def test_a_killed_agent_is_a_runtime_crash_and_the_next_prompt_restarts_it
                     os.killpg(pid, signal.SIGKILL)
             parts = list(stream.parts)
             assert pid is not None
-            with anyio.fail_after(10):
-                while not _group_gone(pid):
-                    await anyio.sleep(0.05)
+            await eventually(lambda: group_gone(pid), what="the agent's process group is gone")
             again = await agent.generate(session=session, prompt="again")
     check_stream_shape(parts)
     errors = [p for p in parts if isinstance(p, ErrorPart)]
@@ -212,6 +205,7 @@ async def test_a_killed_agent_is_a_runtime_crash_and_the_next_prompt_restarts_it
     assert again.finish_reason == "stop", again.error
 
 
+@_limited
 async def test_a_model_500_is_an_error_and_the_session_stays_usable(codex_acp: Any, workspace: Path) -> None:
     with _server(["Recovered."], faults=[Fault(at=0, status=500)]) as server:
         agent = HarnessAgent(harness=codex_acp(server))
@@ -224,6 +218,7 @@ async def test_a_model_500_is_an_error_and_the_session_stays_usable(codex_acp: A
     assert again.finish_reason == "stop" and "Recovered." in again.all_text
 
 
+@_limited
 async def test_stop_and_resume_loads_the_acp_session_in_a_new_process(codex_acp: Any, workspace: Path) -> None:
     with _server(["First answer.", "Second answer."]) as server:
         agent = HarnessAgent(harness=codex_acp(server))
@@ -232,9 +227,7 @@ async def test_stop_and_resume_loads_the_acp_session_in_a_new_process(codex_acp:
         pid = session.adapter_session.agent_pid
         state = await session.stop()
         assert pid is not None
-        with anyio.fail_after(10):
-            while not _group_gone(pid):
-                await anyio.sleep(0.05)
+        await eventually(lambda: group_gone(pid), what="the agent's process group is gone")
         resumed = await agent.create_session(sandbox=LocalSandbox(workspace), resume_from=state)
         async with resumed:
             second = await agent.generate(session=resumed, prompt="which word?")
