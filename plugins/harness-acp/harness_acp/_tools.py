@@ -18,7 +18,7 @@ __all__ = ["ToolIdentity", "identify", "normalized_input", "to_tool_call"]
 
 HARNESS_ID: Final = "acp"
 _GLOB: Final = re.compile(r"[*?\[]")
-_SAFE_NAME: Final = re.compile(r"[^A-Za-z0-9_.:-]+")
+_SAFE_NAME: Final = re.compile(r"[^A-Za-z0-9_-]+")
 
 
 @attrs.frozen
