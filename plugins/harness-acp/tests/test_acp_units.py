@@ -10,7 +10,12 @@ from harness_acp._calls import CallTracker
 from harness_acp._tools import identify, normalized_input
 from harness_acp._turn import permission_response
 
-from harness_core import HarnessAgent, HarnessCapabilityUnsupportedError, HarnessConfigurationError, PermissionMode
+from harness_core import (
+    HarnessAgent,
+    HarnessCapabilityUnsupportedError,
+    HarnessConfigurationError,
+    PermissionMode,
+)
 
 
 def test_selectable_by_harness_id_with_a_profile_option() -> None:
