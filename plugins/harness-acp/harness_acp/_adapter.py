@@ -30,7 +30,8 @@ class AcpAdapter:
     def __init__(self, settings: AcpSettings) -> None:
         self.settings = settings
         profile = settings.profile
-        self.supports_builtin_approvals: bool = profile.asks_permission if profile is not None else True
+        writes = settings.base_url is not None
+        self.supports_builtin_approvals: bool = profile.can_ask(writes) if profile is not None else True
 
     async def start(self, request: StartRequest) -> AcpSession:
         """Spawn the agent and open the ACP session (new, or loaded from ``resume_from``).
@@ -81,9 +82,11 @@ def acp(**settings: Any) -> AcpAdapter:
     """
     checked = AcpSettings.from_kwargs(**settings)
     profile = checked.profile
-    if checked.mcp_servers and profile is not None and not profile.honours_mcp_servers:
+    if checked.mcp_servers and profile is not None and not profile.can_reach_mcp(checked.base_url is not None):
         from harness_core import HarnessCapabilityUnsupportedError
 
         raise HarnessCapabilityUnsupportedError(
-            HARNESS_ID, f"mcp_servers on agent {checked.name!r}", f"{checked.name} ignores the MCP servers of session/new")
+            HARNESS_ID, f"mcp_servers on agent {checked.name!r}",
+            f"{checked.name} ignores the MCP servers of session/new (with base_url= the adapter writes them into "
+            "the agent's own config instead)")
     return AcpAdapter(checked)

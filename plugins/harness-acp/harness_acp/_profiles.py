@@ -15,7 +15,7 @@ import platform
 import shutil
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 import attrs
 
@@ -42,6 +42,9 @@ class LaunchRequest:
     model: str | None = None
     api_key: str | None = None
     home: Path | None = None
+    mcp_servers: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict)
+    """Stdio / HTTP MCP servers (the relay included), for profiles that write them into
+    the agent's own config (``mcp_in_config``)."""
 
 
 @attrs.frozen
@@ -63,7 +66,38 @@ def _codex_noise(text: str) -> bool:
 
 
 def _pi_noise(text: str) -> bool:
-    return text.startswith("pi v") and text.rstrip().endswith("---")
+    return text.startswith("pi v") and "\n---\n" in text  # pi-acp's startup banner (version, extensions)
+
+
+def _no_call(request: Any) -> Any:
+    return None
+
+
+_PI_APPROVAL_TITLE: Final = "harness-acp approval"
+_PI_KINDS: Final = {"bash": "execute", "read": "read", "edit": "edit", "write": "edit", "grep": "search",
+                    "find": "search", "ls": "search"}
+
+
+@attrs.frozen
+class _PiCall:
+    tool_call_id: str
+    kind: str
+    title: str
+    raw_input: Any
+
+
+def _pi_permission_call(tool_call: Any) -> Any:
+    """pi-acp's extension ``confirm`` request from the harness-approvals extension -> the pi tool call."""
+    raw = getattr(tool_call, "raw_input", None)
+    if not isinstance(raw, Mapping) or raw.get("title") != _PI_APPROVAL_TITLE:
+        return None
+    try:
+        call = json.loads(str(raw.get("message")))
+    except ValueError:
+        return None
+    name = str(call.get("toolName") or "tool")
+    return _PiCall(tool_call_id=str(call.get("toolCallId")), kind=_PI_KINDS.get(name, "other"), title=name,
+                   raw_input=call.get("input") if isinstance(call.get("input"), Mapping) else {})
 
 
 def _plain(request: LaunchRequest) -> Launch:
@@ -82,6 +116,14 @@ class AgentProfile:
             targets); empty when it has none meant for permissions.
         honours_mcp_servers: the agent connects to ``session/new`` MCP servers (host tools
             need it).
+        mcp_in_config: when the profile writes the agent's config (``base_url`` given), it
+            writes the MCP servers there too, so they work although ``session/new`` ones
+            are ignored.
+        approvals_in_config: likewise, it installs what makes the agent ask
+            ``session/request_permission`` before built-in calls.
+        permission_call: turns an agent-specific permission request into the tool call
+            it is about (an object with ``tool_call_id``, ``kind``, ``title``,
+            ``raw_input``), or ``None`` when the request is an ordinary ACP one.
         asks_permission: the agent sends ``session/request_permission`` before the built-in
             calls the host wants to decide (so the adapter supports built-in approvals).
         reject_ends_turn: rejecting a permission request makes the agent end the prompt
@@ -97,11 +139,22 @@ class AgentProfile:
     install: str
     session_modes: frozenset[str] = frozenset()
     honours_mcp_servers: bool = True
+    mcp_in_config: bool = False
+    approvals_in_config: bool = False
     asks_permission: bool = True
     reject_ends_turn: bool = False
     writes_config: bool = False
     launch: Callable[[LaunchRequest], Launch] = _plain
     noise: Callable[[str], bool] = _never
+    permission_call: Callable[[Any], Any] = _no_call
+
+    def can_reach_mcp(self, writes_config: bool) -> bool:
+        """True when MCP servers (and so host tools) reach the agent."""
+        return self.honours_mcp_servers or (self.mcp_in_config and writes_config)
+
+    def can_ask(self, writes_config: bool) -> bool:
+        """True when the agent asks permission before built-in calls."""
+        return self.asks_permission or (self.approvals_in_config and writes_config)
 
 
 def find_codex_acp_binary(command: str = "codex-acp") -> str:
@@ -173,8 +226,26 @@ def _pi_launch(request: LaunchRequest) -> Launch:
     provider = {"baseUrl": request.base_url, "api": "openai-completions", "apiKey": request.api_key or "unused",
                 "models": [{"id": model, "contextWindow": 128000, "maxTokens": 4096}]}
     (agent_dir / "models.json").write_text(json.dumps({"providers": {"harness": provider}}), encoding="utf-8")
-    settings = {"defaultProvider": "harness", "defaultModel": model}
+    # no agent-level retries against the configured server (like Codex's request_max_retries = 0)
+    settings = {"defaultProvider": "harness", "defaultModel": model, "retry": {"enabled": False}}
     (agent_dir / "settings.json").write_text(json.dumps(settings), encoding="utf-8")
+    servers: dict[str, Any] = {}
+    for name, config in request.mcp_servers.items():
+        entry: dict[str, Any] = ({"url": config["url"], "headers": dict(config.get("headers", {}))}
+                                 if config.get("type") == "http"
+                                 else {"command": config["command"], "args": list(config.get("args", [])),
+                                       "env": dict(config.get("env", {}))})
+        if config.get("cwd"):
+            entry["cwd"] = config["cwd"]
+        servers[name] = {**entry, "exposure": "direct"}
+    (agent_dir / "mcp.json").write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
+    extension = agent_dir / "extensions" / "harness-approvals.ts"
+    if request.builtin_approvals:
+        extension.parent.mkdir(exist_ok=True)
+        source = Path(__file__).with_name("pi") / "harness-approvals.ts"
+        extension.write_text(source.read_text(encoding="utf-8"), encoding="utf-8")
+    elif extension.exists():
+        extension.unlink()
     env.update(HOME=str(home), PI_CODING_AGENT_DIR=str(agent_dir), PI_OFFLINE="1")
     return Launch(request.command, env, isolated=True)
 
@@ -206,6 +277,9 @@ PROFILES: Final[Mapping[str, AgentProfile]] = {
         install="npm install pi-acp@0.0.34 @earendil-works/pi-coding-agent@1.6.0 (pi >= 0.81, node >= 22.19)",
         honours_mcp_servers=False,
         asks_permission=False,
+        mcp_in_config=True,
+        approvals_in_config=True,
+        permission_call=_pi_permission_call,
         writes_config=True,
         launch=_pi_launch,
         noise=_pi_noise,

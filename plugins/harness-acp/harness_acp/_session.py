@@ -100,11 +100,13 @@ class AcpSession:
             raise HarnessConfigurationError(f"acp session {self.session_id!r}: workspace {str(cwd)!r} is not a directory")
         self.cwd = cwd.resolve()
         profile = settings.profile
-        if self._host_tools and profile is not None and not profile.honours_mcp_servers:
+        self._writes_config = settings.base_url is not None
+        if self._host_tools and profile is not None and not profile.can_reach_mcp(self._writes_config):
             raise HarnessCapabilityUnsupportedError(
                 HARNESS_ID, f"host tools on agent {self.label!r}",
                 f"{self.label} ignores the MCP servers of session/new, so the host-tool relay cannot reach it; "
-                "remove the host tools (inactive_tools=...) or use another agent")
+                "remove the host tools (inactive_tools=...), let the adapter write the agent's config (base_url=...) "
+                "or use another agent")
         self.reject_ends_turn = profile.reject_ends_turn if profile is not None else False
         self.files = WorkspaceFiles(request.sandbox or LocalSandbox(self.cwd), self._file_written)
         self._scratch = Path(tempfile.mkdtemp(prefix="harness-acp-"))
@@ -164,9 +166,16 @@ class AcpSession:
         settings = self._settings
         profile = settings.profile
         mapped = self._mapped_mode()
+        configs: dict[str, Any] = {name: dict(config) for name, config in settings.mcp_servers.items()}
+        if self._host_tools:
+            if self._relay is None:
+                self._relay = RelayChannel(lambda: self._host_tools, self._host_call)
+                await self._relay.start()
+            configs[HOST_SERVER] = self._relay.mcp_server(HOST_SERVER)
         launch_request = LaunchRequest(
             command=settings.command, scratch=self._scratch, builtin_approvals=self.builtin_approvals and not mapped,
             base_url=settings.base_url, model=settings.model, api_key=settings.api_key, home=settings.home,
+            mcp_servers=configs,
         )
         launch = profile.launch(launch_request) if profile is not None else None
         argv = launch.argv if launch is not None else settings.command
@@ -183,16 +192,12 @@ class AcpSession:
             client_info=Implementation(name="harness-acp", version="0.1.0"),
         )
         self._agent_caps = init.agent_capabilities
-        servers = [_mcp_entry(name, dict(config)) for name, config in settings.mcp_servers.items()]
+        servers = [_mcp_entry(name, config) for name, config in configs.items()]
         http = getattr(getattr(self._agent_caps, "mcp_capabilities", None), "http", False)
-        if any(s["type"] == "http" for s in settings.mcp_servers.values()) and not http:
+        in_config = profile is not None and not profile.honours_mcp_servers
+        if any(s.get("type") == "http" for s in settings.mcp_servers.values()) and not http and not in_config:
             raise HarnessCapabilityUnsupportedError(HARNESS_ID, f"HTTP MCP servers on agent {self.label!r}",
                                                     "it does not advertise mcpCapabilities.http")
-        if self._host_tools:
-            if self._relay is None:
-                self._relay = RelayChannel(lambda: self._host_tools, self._host_call)
-                await self._relay.start()
-            servers.append(_mcp_entry(HOST_SERVER, self._relay.mcp_server(HOST_SERVER)))
         if self.acp_session_id is not None:
             if not getattr(self._agent_caps, "load_session", False):
                 raise HarnessCapabilityUnsupportedError(HARNESS_ID, f"resuming a session on agent {self.label!r}",
@@ -231,6 +236,12 @@ class AcpSession:
         profile = self._settings.profile
         text = getattr(getattr(update, "content", None), "text", None)
         return profile is not None and isinstance(text, str) and profile.noise(text)
+
+    def permission_call(self, tool_call: Any) -> Any:
+        """The tool call an agent-specific permission request is about (see the profile), else ``tool_call``."""
+        profile = self._settings.profile
+        translated = profile.permission_call(tool_call) if profile is not None else None
+        return translated if translated is not None else tool_call
 
     def describe_error(self, error: Exception) -> str:
         """An agent's JSON-RPC error as a message: its text, its data and the agent's last stderr line."""
@@ -312,7 +323,7 @@ class AcpSession:
         if request.host_tools:
             self._host_tools = tuple(request.host_tools)
         profile = self._settings.profile
-        asks = profile.asks_permission if profile is not None else True
+        asks = profile.can_ask(self._writes_config) if profile is not None else True
         turn = AcpTurn(self, hold_pending=self.builtin_approvals and asks)
         self._turn = turn
         if self._process is None or not self._process.running:

@@ -165,6 +165,7 @@ class AcpTurn:
         them in its host-tool path); built-ins go to the host as a :class:`BuiltinApprovalRequest`."""
         if self.done:
             return permission_response(options, False)
+        tool_call = self._session.permission_call(tool_call)
         if self.tracker.is_host_call(tool_call) or not self._session.builtin_approvals:
             return permission_response(options, True)
         call_id, identity, tool_input = self.tracker.claim_for_approval(tool_call)

@@ -39,3 +39,24 @@ class TestCodexAcpConformance(AdapterConformanceSuite):
             yield {"agent": "codex-acp", "base_url": server.openai_base_url, "home": str(home.path)}
         unexpected = [e for e in server.errors if not isinstance(e, ScenarioFailure)]
         assert not unexpected, unexpected
+
+
+@pytest.mark.requires_runtime("pi-acp", "pi")
+class TestPiAcpConformance(AdapterConformanceSuite):
+    agent_factory = "harness_acp.conformance:conformance_target"
+    unsupported: ClassVar[Mapping[str, str]] = {
+        "test_suspend_and_continue_in_new_process": _CROSS_PROCESS,
+        "test_client_side_tool_suspend_and_continue_in_new_process": _CROSS_PROCESS,
+        "test_runtime_failure_keeps_session_usable": (
+            "pi-acp 0.0.34 answers a failed model request with stopReason end_turn and no message or error, so "
+            "the adapter cannot tell it from an empty answer"),
+    }
+
+    @asynccontextmanager
+    async def scenario_environment(self, scenario: Scenario, workspace: Path) -> AsyncIterator[Mapping[str, Any]]:
+        skip_unless_runtime("pi-acp", "pi", "acp")
+        home = workspace.parent / "pi-home"
+        with ScriptedModelServer(scenario_script(scenario), formats=["chat"]) as server:
+            yield {"agent": "pi-acp", "base_url": server.openai_base_url, "home": str(home)}
+        unexpected = [e for e in server.errors if not isinstance(e, ScenarioFailure)]
+        assert not unexpected, unexpected
