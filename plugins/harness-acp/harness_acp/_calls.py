@@ -11,8 +11,9 @@ The agent reports a call with ``tool_call`` and then ``tool_call_update`` payloa
   ``providerMetadata.acp.nativeToolName``), then ``tool-result`` / ``tool-error`` when its
   status becomes ``completed`` / ``failed``. While built-in approvals are on, a call still
   ``pending`` is held back until it starts or a permission request claims it;
-* ``diff`` content becomes ``fileChange`` parts (a dynamic provider-executed call and its
-  result, ``{"path", "kind"}``).
+* ``diff`` content becomes a ``fileChange`` part after the call's result (a dynamic
+  provider-executed call and its result, ``{"changes": [{"path", "kind"}], "toolCallId"}``,
+  ``kind`` ``created`` when the diff has no old text, else ``modified``).
 """
 
 from __future__ import annotations
@@ -47,7 +48,6 @@ class _Call:
     denied: bool = False
     emitted: bool = False
     finished: bool = False
-    changes: int = 0
     matched: bool = False
     frozen_input: dict[str, Any] | None = None
 
@@ -65,9 +65,14 @@ def _field(update: object, name: str) -> Any:
     return getattr(update, name, None)
 
 
-def file_change_parts(change_id: str, path: str, kind: str) -> list[Part]:
-    """A ``fileChange`` call and its result for one changed file."""
-    change = {"path": path, "kind": kind}
+def file_change_parts(change_id: str, changes: list[dict[str, str]], tool_call_id: str | None = None) -> list[Part]:
+    """A ``fileChange`` call and its result: ``{"changes": [{"path", "kind"}], "toolCallId"?}``.
+
+    ``kind`` is ``created``, ``modified`` or ``deleted`` (the built-in harness's convention).
+    """
+    change: dict[str, Any] = {"changes": changes}
+    if tool_call_id is not None:
+        change["toolCallId"] = tool_call_id
     return [
         ToolCallPart(tool_call_id=change_id, tool_name=FILE_CHANGE_TOOL, input=change, provider_executed=True,
                      dynamic=True),
@@ -183,9 +188,9 @@ class CallTracker:
         if call.status in _FINAL:
             call.finished = True
             if not call.denied:
-                parts.extend(self._changes(call))
                 if not held:
                     parts.append(self._result_part(call))
+                parts.extend(self._changes(call))
         return parts
 
     def flush(self) -> list[Part]:
@@ -217,9 +222,11 @@ class CallTracker:
     def _output(self, call: _Call) -> str:
         raw = call.raw_output
         if isinstance(raw, Mapping):
-            for key in ("formatted_output", "aggregated_output", "output", "stdout"):
-                if isinstance(raw.get(key), str):
+            for key in ("formatted_output", "aggregated_output", "output", "stdout", "stderr"):
+                if isinstance(raw.get(key), str) and raw[key]:
                     return str(raw[key])
+            if isinstance(raw.get("exit_code"), int):
+                return f"exit code {raw['exit_code']}"
         texts = [t for t in (_text_of(c) for c in call.content) if t is not None]
         if texts:
             return "\n".join(texts)
@@ -239,14 +246,11 @@ class CallTracker:
         return ToolResultPart(output=self._output(call), **common)
 
     def _changes(self, call: _Call) -> list[Part]:
-        parts: list[Part] = []
+        changes: list[dict[str, str]] = []
         for content in call.content:
-            if _field(content, "type") != "diff":
-                continue
             path = _field(content, "path")
-            if not isinstance(path, str):
-                continue
-            kind = "add" if _field(content, "old_text") is None else "update"
-            parts.extend(file_change_parts(f"{call.call_id}:change-{call.changes}", path, kind))
-            call.changes += 1
-        return parts
+            if _field(content, "type") == "diff" and isinstance(path, str):
+                changes.append({"path": path, "kind": "created" if _field(content, "old_text") is None else "modified"})
+        if not changes:
+            return []
+        return file_change_parts(f"{call.call_id}-fileChange", changes, call.call_id)

@@ -23,7 +23,7 @@ class WorkspaceFiles:
     Args:
         sandbox: the session sandbox (its ``resolve`` confines paths).
         on_write: called with ``(path, kind)`` after a successful write, ``kind`` being
-            ``"add"`` or ``"update"``.
+            ``"created"`` or ``"modified"``.
     """
 
     def __init__(self, sandbox: Sandbox | LocalSandbox, on_write: Callable[[str, str], None]) -> None:
@@ -68,5 +68,5 @@ class WorkspaceFiles:
             await self._sandbox.write_text_file(path, content)
         except (OSError, ValueError, TypeError) as error:
             raise self._refuse("fs/write_text_file", path, error) from None
-        self._on_write(path, "update" if existed else "add")
+        self._on_write(path, "modified" if existed else "created")
         return acp.WriteTextFileResponse()

@@ -19,6 +19,8 @@ __all__ = ["ToolIdentity", "identify", "normalized_input", "to_tool_call"]
 HARNESS_ID: Final = "acp"
 _GLOB: Final = re.compile(r"[*?\[]")
 _SAFE_NAME: Final = re.compile(r"[^A-Za-z0-9_-]+")
+_BOOKKEEPING: Final = frozenset({"call_id", "turn_id", "process_id", "started_at_ms", "completed_at_ms", "source"})
+"""Keys agents put in ``rawInput`` for their own bookkeeping (Codex's ids and timestamps)."""
 
 
 @attrs.frozen
@@ -95,7 +97,9 @@ def normalized_input(identity: ToolIdentity, raw_input: object, locations: Seque
     as Codex's turn ids, are left out); other kinds: the agent's ``rawInput`` with ``path``
     filled in from ``file_path`` or the first location.
     """
-    data: dict[str, Any] = dict(raw_input) if isinstance(raw_input, Mapping) else {}
+    data: dict[str, Any] = (
+        {k: v for k, v in raw_input.items() if k not in _BOOKKEEPING} if isinstance(raw_input, Mapping) else {}
+    )
     if identity.kind == "execute":
         command = _command_text(data.get("command")) or (identity.title if identity.title != identity.kind else None)
         result: dict[str, Any] = {"command": command} if command is not None else {}

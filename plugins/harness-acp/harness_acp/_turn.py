@@ -285,7 +285,7 @@ class AcpTurn:
             self._outbox.append(payload)
         elif kind == "file":
             path, change = payload
-            parts = file_change_parts(f"acp-write-{next(_ids)}", path, change)
+            parts = file_change_parts(f"acp-write-{next(_ids)}", [{"path": path, "kind": change}])
             self._outbox.append(AcpEvent(parts=tuple(parts)))
         elif kind in ("done", "error", "crash", "end") and not self.finished:
             self._finish(kind, payload)

@@ -34,7 +34,8 @@ def codex_acp(tmp_path: Path) -> Any:
     home = make_isolated_home(tmp_path / "home")
 
     def make(server: Any, **settings: Any) -> Any:
-        return acp(agent="codex-acp", base_url=server.openai_base_url, model="fake-model", home=home.path, **settings)
+        settings.setdefault("model", "fake-model")
+        return acp(agent="codex-acp", base_url=server.openai_base_url, home=home.path, **settings)
 
     return make
 

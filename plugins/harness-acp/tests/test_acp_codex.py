@@ -15,6 +15,7 @@ from harness_acp.testing import eventually, group_gone, processes_with
 
 from harness_core import HarnessAgent, LocalSandbox
 from harness_core.parts import (
+    FILE_CHANGE_TOOL,
     AbortPart,
     ErrorPart,
     ReasoningDeltaPart,
@@ -235,3 +236,28 @@ async def test_stop_and_resume_loads_the_acp_session_in_a_new_process(codex_acp:
     assert first.finish_reason == "stop" and second.finish_reason == "stop", second.error
     assert "kumquat" in last, "the loaded session did not carry the earlier conversation"
     assert not [p for p in second.parts if isinstance(p, ToolApprovalRequestPart)]
+
+
+@_limited
+async def test_an_approved_apply_patch_is_an_edit_with_a_file_change(codex_acp: Any, workspace: Path) -> None:
+    (workspace / "a.py").write_text("x = 1\n")
+    patch = "*** Begin Patch\n*** Update File: a.py\n@@\n-x = 1\n+x = 2\n*** End Patch\n"
+    # a built-in model slug: Codex then offers apply_patch (a custom freeform tool)
+    with _server([ModelTurn("Patching.", tool_calls=[ToolCallSpec("apply_patch", patch)]), "Patched."]) as server:
+        agent = HarnessAgent(harness=codex_acp(server, model="gpt-5.5"), permission_mode="allow-reads")
+        async with await agent.create_session(sandbox=LocalSandbox(workspace)) as session:
+            first = await agent.generate(session=session, prompt="go")
+            (request,) = first.approval_requests
+            assert request.tool_call.tool_name == "edit"
+            assert request.tool_call.input["path"] == str(workspace / "a.py")
+            assert "call_id" not in request.tool_call.input and "turn_id" not in request.tool_call.input
+            assert (workspace / "a.py").read_text() == "x = 1\n"
+            second = await agent.continue_generate(
+                session=session, approval_responses=[{"approval_id": request.approval_id, "approved": True}])
+    check_stream_shape(second.parts)
+    assert (workspace / "a.py").read_text() == "x = 2\n"
+    changes = [p for p in second.parts if isinstance(p, ToolResultPart) and p.tool_name == FILE_CHANGE_TOOL]
+    assert [c.output for c in changes] == [{"changes": [{"path": str(workspace / "a.py"), "kind": "modified"}],
+                                            "toolCallId": request.tool_call.tool_call_id}]
+    edits = [p for p in second.parts if isinstance(p, ToolResultPart) and p.tool_name == "edit"]
+    assert len(edits) == 1 and second.finish_reason == "stop"

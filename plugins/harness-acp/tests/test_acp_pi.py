@@ -41,11 +41,11 @@ async def test_a_pi_turn_projects_bash_write_and_read_with_a_file_change(pi_acp:
     check_stream_shape(result.parts)
     calls = [p for p in result.parts if isinstance(p, ToolCallPart)]
     assert [c.tool_name for c in calls] == ["bash", "edit", FILE_CHANGE_TOOL, "read"]
+    assert calls[2].input == {"changes": [{"path": str(target), "kind": "created"}], "toolCallId": calls[1].tool_call_id}
     assert calls[0].input["command"] == "echo from-pi"
     assert calls[1].provider_metadata["acp"]["title"] == "write"
     results = {p.tool_call_id: p for p in result.parts if isinstance(p, ToolResultPart)}
     assert "from-pi" in str(results[calls[0].tool_call_id].output)
-    assert results[calls[2].tool_call_id].output == {"path": str(target), "kind": "add"}
     assert results[calls[3].tool_call_id].output == "hi"
     assert target.read_text() == "hi"
     assert result.all_text.startswith("Working.") and result.all_text.endswith("All done.")
