@@ -106,6 +106,11 @@ def demo_script(workspace: DemoWorkspace) -> Callable[[Any], Any]:
             patch = (f"*** Begin Patch\n*** Update File: {stats}\n@@\n-    {_BUGGY}\n+    {_FIXED}\n"
                      "*** End Patch\n")
             return ModelTurn(text, tool_calls=[ToolCallSpec("apply_patch", patch)])
+        name = resolve_tool_name("edit", request.tool_names)
+        schema = next((t.input_schema for t in request.tools if t.name == name), None) or {}
+        if "edits" in (schema.get("properties") or {}):  # pi >= 1.x: a list of replacements
+            return ModelTurn(text, tool_calls=[ToolCallSpec(name, {
+                "path": stats, "edits": [{"oldText": _BUGGY, "newText": _FIXED}]})])
         return ModelTurn(text, tool_calls=[
             ToolCallSpec("edit", {"file_path": stats, "old_string": _BUGGY, "new_string": _FIXED})])
 
