@@ -61,10 +61,12 @@ class _Waiter:
     approved: bool = False
     reason: str | None = None
     output: ToolOutput | None = None
+    cancelled: bool = False
 
-    def settle(self, approved: bool, reason: str | None = None, output: ToolOutput | None = None) -> None:
+    def settle(self, approved: bool, reason: str | None = None, output: ToolOutput | None = None,
+               *, cancelled: bool = False) -> None:
         if not self.event.is_set():
-            self.approved, self.reason, self.output = approved, reason, output
+            self.approved, self.reason, self.output, self.cancelled = approved, reason, output, cancelled
             self.event.set()
 
 
@@ -75,15 +77,17 @@ def _option(options: list[Any], kind: str) -> str | None:
     return None
 
 
-def permission_response(options: list[Any], approved: bool) -> Any:
-    """The SDK response choosing ``allow_once`` / ``reject_once``; ``cancelled`` when the option is missing.
+def permission_response(options: list[Any], approved: bool, *, cancelled: bool = False) -> Any:
+    """The SDK response choosing ``allow_once`` / ``reject_once``; ``cancelled`` when asked or when the option is missing.
 
-    Fail closed: an approval without an ``allow_once`` option is answered ``cancelled``.
+    Fail closed: an approval without an ``allow_once`` option is answered ``cancelled``;
+    requests pending when the turn is aborted are answered ``cancelled`` (ACP's rule after
+    ``session/cancel``).
     """
     import acp
     from acp.schema import AllowedOutcome, DeniedOutcome
 
-    option_id = _option(options, "allow_once" if approved else "reject_once")
+    option_id = None if cancelled else _option(options, "allow_once" if approved else "reject_once")
     if option_id is None:
         return acp.RequestPermissionResponse(outcome=DeniedOutcome(outcome="cancelled"))
     return acp.RequestPermissionResponse(outcome=AllowedOutcome(outcome="selected", option_id=option_id))
@@ -175,8 +179,9 @@ class AcpTurn:
         await waiter.event.wait()
         if not waiter.approved:
             self.tracker.mark_denied(call_id)
-            self._denials.append((identity.title, waiter.reason or DEFAULT_DENIAL))
-        return permission_response(options, waiter.approved)
+            if not waiter.cancelled:
+                self._denials.append((identity.title, waiter.reason or DEFAULT_DENIAL))
+        return permission_response(options, waiter.approved, cancelled=waiter.cancelled)
 
     async def request_host_result(self, tool_name: str, arguments: dict[str, Any]) -> ToolOutput:
         """A relayed host tool call: hand it to the host and wait for its result."""
@@ -226,7 +231,7 @@ class AcpTurn:
 
     def _release(self, reason: str) -> None:
         for waiter in [*self._approvals.values(), *self._host_waiters.values()]:
-            waiter.settle(False, reason, ToolOutput(reason, is_error=True))
+            waiter.settle(False, reason, ToolOutput(reason, is_error=True), cancelled=True)
 
     async def abort(self) -> None:
         """Cancel the prompt (``session/cancel``); kill the agent if it does not stop in time."""

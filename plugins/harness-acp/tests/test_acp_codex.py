@@ -261,3 +261,21 @@ async def test_an_approved_apply_patch_is_an_edit_with_a_file_change(codex_acp: 
                                             "toolCallId": request.tool_call.tool_call_id}]
     edits = [p for p in second.parts if isinstance(p, ToolResultPart) and p.tool_name == "edit"]
     assert len(edits) == 1 and second.finish_reason == "stop"
+
+
+@_limited
+async def test_aborting_a_paused_approval_cancels_the_agents_request(codex_acp: Any, workspace: Path) -> None:
+    script = [ModelTurn(tool_calls=[ToolCallSpec("bash", {"command": "echo no > aborted.txt"})]), "Fine.", "Fine."]
+    with _server(script) as server:
+        agent = HarnessAgent(harness=codex_acp(server), permission_mode="allow-reads")
+        async with await agent.create_session(sandbox=LocalSandbox(workspace)) as session:
+            first = await agent.generate(session=session, prompt="go")
+            assert first.finish_reason == "awaiting-approval", first.error
+            pid = session.adapter_session.agent_pid
+            await session.abort_turn("changed my mind")
+            assert not session.has_unfinished_turn()
+            again = await agent.generate(session=session, prompt="again")
+            still = session.adapter_session.agent_pid
+    assert not (workspace / "aborted.txt").exists()
+    assert again.finish_reason == "stop", again.error
+    assert pid is not None and still == pid, "the agent ended the cancelled prompt itself; no restart needed"

@@ -131,3 +131,29 @@ def test_the_tracker_holds_pending_calls_for_approval_and_never_projects_host_ca
     leftover = _Update(tool_call_id="c3", kind="read", title="read b", status="pending")
     assert tracker.on_update(leftover) == []
     assert [p.type for p in tracker.flush()] == ["tool-call", "tool-error"]
+
+
+def test_a_cancelled_request_is_answered_cancelled_whatever_the_options() -> None:
+    options = [_Option("approved", "allow_once"), _Option("abort", "reject_once")]
+    assert permission_response(options, False, cancelled=True).outcome.outcome == "cancelled"
+
+
+def test_projection_of_text_thoughts_plans_and_other_content() -> None:
+    from acp import update_agent_message_text, update_agent_thought_text, update_plan
+    from acp.helpers import plan_entry
+    from harness_acp import AcpEvent
+    from harness_acp._projection import project
+
+    from harness_core import ProjectionContext
+
+    context = ProjectionContext(harness_id="acp")
+    parts = [p for update in (update_agent_thought_text("think "), update_agent_thought_text("more"),
+                              update_agent_message_text("Hello"), update_agent_message_text(" world"),
+                              update_plan([plan_entry("step one", status="in_progress")]))
+             for p in project(AcpEvent(update=update), context)]
+    parts += project(AcpEvent(close=True), context)
+    assert [p.type for p in parts] == ["reasoning-start", "reasoning-delta", "reasoning-delta", "reasoning-end",
+                                       "text-start", "text-delta", "text-delta", "text-end", "raw"]
+    plan = parts[-1].raw_value
+    assert plan["type"] == "plan" and plan["entries"][0]["content"] == "step one"
+    assert plan["entries"][0]["status"] == "in_progress"
