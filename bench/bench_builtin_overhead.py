@@ -34,7 +34,7 @@ import anyio
 from harness_builtin import ScriptedModelClient, create_builtin_adapter
 
 from harness_core import LocalSandbox, PromptRequest, StartRequest, TurnEnd, define_harness_tool
-from harness_core.agent import HarnessAgent
+from harness_core.agent.harness_agent import HarnessAgent
 from harness_core.testing import ModelTurn, Script, ToolCallSpec
 
 

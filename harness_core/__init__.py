@@ -4,7 +4,7 @@ The public API is re-exported here; submodules hold one concept each (start with
 :mod:`harness_core.hookspecs`).
 """
 
-from .adapter import (
+from harness_core.adapter import (
     Adapter,
     AdapterFactory,
     AdapterSession,
@@ -19,8 +19,13 @@ from .adapter import (
     StartRequest,
     TurnEnd,
 )
-from .agent import HarnessAgent, PrepareCallOptions, ToolExecutionEnd
-from .approval import (
+from harness_core.agent.answers import ApprovalResponse, ToolResultContinuation
+from harness_core.agent.harness_agent import HarnessAgent, PrepareCallOptions, ToolExecutionEnd
+from harness_core.agent.results import GenerateResult, StepResult, StreamResult
+from harness_core.agent.session import HarnessSession
+from harness_core.agent.state import STATE_VERSION
+from harness_core.agent.turn_state import TurnState
+from harness_core.approval import (
     ApprovalContext,
     ApprovalDecision,
     ApprovalStatus,
@@ -28,8 +33,7 @@ from .approval import (
     merge_decisions,
     mode_allows,
 )
-from .contexts import ExecutionContext, FilterRequest, ProjectionContext
-from .errors import (
+from harness_core.errors import (
     HarnessCapabilityUnsupportedError,
     HarnessConfigurationError,
     HarnessError,
@@ -39,10 +43,52 @@ from .errors import (
     ToolNameConflictError,
     TurnStateError,
 )
-from .execution import ToolExecutionError, run_tool
-from .hookspecs import hookimpl, hookspec
-from .output import MAX_OUTPUT_CHARS, ToolOutput, normalize_output
-from .plugins import (
+from harness_core.execution import ToolExecutionError, run_tool
+from harness_core.hook_contexts import ExecutionContext, FilterRequest, ProjectionContext
+from harness_core.hookspecs import hookimpl, hookspec
+from harness_core.mcp import (
+    MCP_PREFIX,
+    McpHttpServer,
+    McpServerConfig,
+    McpStdioServer,
+    mcp_name_matches,
+    mcp_tool_name,
+    parse_mcp_servers,
+    split_mcp_name,
+)
+from harness_core.parts.models import (
+    COMPACTION_TOOL,
+    FILE_CHANGE_TOOL,
+    AbortPart,
+    ErrorPart,
+    FinishPart,
+    FinishReason,
+    FinishStepPart,
+    Part,
+    RawPart,
+    ReasoningDeltaPart,
+    ReasoningEndPart,
+    ReasoningStartPart,
+    StartPart,
+    StartStepPart,
+    StreamPart,
+    TextDeltaPart,
+    TextEndPart,
+    TextStartPart,
+    ToolApprovalRequestPart,
+    ToolApprovalResponsePart,
+    ToolCallPart,
+    ToolErrorPart,
+    ToolInputDeltaPart,
+    ToolInputEndPart,
+    ToolInputStartPart,
+    ToolOutputDeniedPart,
+    ToolResultPart,
+    Usage,
+    parse_part,
+    with_native_tool_name,
+)
+from harness_core.plugins.manager import (
     HarnessPluginManager,
     HookFacade,
     PluginLoadWarning,
@@ -50,11 +96,8 @@ from .plugins import (
     create_plugin_manager,
     get_plugin_manager,
 )
-from .result import GenerateResult, StepResult, StreamResult
-from .sandbox import CommandResult, LocalSandbox, Sandbox, SandboxView
-from .session import HarnessSession
-from .state import STATE_VERSION
-from .tools import (
+from harness_core.sandbox import CommandResult, LocalSandbox, Sandbox, SandboxView
+from harness_core.tools.definition import (
     BuiltinTool,
     HarnessTool,
     ToolCall,
@@ -63,11 +106,15 @@ from .tools import (
     ToolResources,
     define_harness_tool,
 )
-from .turn import ApprovalResponse, ToolResultContinuation, TurnState
+from harness_core.tools.output import MAX_OUTPUT_CHARS, ToolOutput, normalize_output, sanitize_text
 
 __all__ = [
+    "COMPACTION_TOOL",
+    "FILE_CHANGE_TOOL",
     "MAX_OUTPUT_CHARS",
+    "MCP_PREFIX",
     "STATE_VERSION",
+    "AbortPart",
     "Adapter",
     "AdapterFactory",
     "AdapterSession",
@@ -82,8 +129,12 @@ __all__ = [
     "BuiltinFilterMode",
     "BuiltinTool",
     "CommandResult",
+    "ErrorPart",
     "ExecutionContext",
     "FilterRequest",
+    "FinishPart",
+    "FinishReason",
+    "FinishStepPart",
     "GenerateResult",
     "HarnessAgent",
     "HarnessCapabilityUnsupportedError",
@@ -96,6 +147,10 @@ __all__ = [
     "HostToolCall",
     "HostToolSpec",
     "LocalSandbox",
+    "McpHttpServer",
+    "McpServerConfig",
+    "McpStdioServer",
+    "Part",
     "PermissionMode",
     "PluginLoadError",
     "PluginLoadWarning",
@@ -103,32 +158,59 @@ __all__ = [
     "PrepareCallOptions",
     "ProjectionContext",
     "PromptRequest",
+    "RawPart",
+    "ReasoningDeltaPart",
+    "ReasoningEndPart",
+    "ReasoningStartPart",
     "Sandbox",
     "SandboxView",
+    "StartPart",
     "StartRequest",
+    "StartStepPart",
     "StepResult",
+    "StreamPart",
     "StreamResult",
+    "TextDeltaPart",
+    "TextEndPart",
+    "TextStartPart",
+    "ToolApprovalRequestPart",
+    "ToolApprovalResponsePart",
     "ToolCall",
+    "ToolCallPart",
     "ToolContext",
     "ToolDefinitionError",
+    "ToolErrorPart",
     "ToolExecutionEnd",
     "ToolExecutionError",
+    "ToolInputDeltaPart",
+    "ToolInputEndPart",
     "ToolInputError",
+    "ToolInputStartPart",
     "ToolKind",
     "ToolNameConflictError",
     "ToolOutput",
+    "ToolOutputDeniedPart",
     "ToolResources",
     "ToolResultContinuation",
+    "ToolResultPart",
     "TurnEnd",
     "TurnState",
     "TurnStateError",
+    "Usage",
     "create_plugin_manager",
     "define_harness_tool",
     "get_plugin_manager",
     "hookimpl",
     "hookspec",
+    "mcp_name_matches",
+    "mcp_tool_name",
     "merge_decisions",
     "mode_allows",
     "normalize_output",
+    "parse_mcp_servers",
+    "parse_part",
     "run_tool",
+    "sanitize_text",
+    "split_mcp_name",
+    "with_native_tool_name",
 ]

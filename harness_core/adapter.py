@@ -2,7 +2,7 @@
 
 An adapter plugin contributes an :class:`AdapterFactory` through the ``harness_adapters``
 hook and declares its runtime's built-in tools through ``harness_declare_builtins``.
-The host side (:class:`~harness_core.agent.HarnessAgent`) drives it in three layers,
+The host side (:class:`~harness_core.agent.harness_agent.HarnessAgent`) drives it in three layers,
 modelled on the AI SDK's HarnessV1 contract:
 
 * :class:`Adapter` - one configured runtime; ``start()`` opens an :class:`AdapterSession`.
@@ -15,12 +15,20 @@ The event stream of a turn carries three kinds of items:
 
 1. **native events** (any object): turned into stream parts by ``harness_project_event``
    (the adapter's own implementation, or the core default);
-2. **stream parts** (:class:`~harness_core.parts.Part`): passed through unchanged;
+2. **stream parts** (:class:`~harness_core.parts.models.Part`): passed through unchanged;
 3. **control events**, defined here, which the agent handles itself:
    :class:`BuiltinApprovalRequest` (the runtime waits for ``submit_approval``),
    :class:`HostToolCall` (the runtime waits for ``submit_tool_result``),
    :class:`AwaitingAnswers` (the runtime can make no progress until the host answers
    some of the requests it has sent) and :class:`TurnEnd` (the last event of a turn).
+
+**Who emits which part** (docs/adapters.md has the full table): the adapter translates, the
+core decides. For a call the adapter sends as :class:`BuiltinApprovalRequest` or
+:class:`HostToolCall`, the core alone emits its ``tool-call``, approval and denial parts; the
+adapter emits the result part of a built-in that ran, and projects built-in calls the runtime
+ran without asking (``tool-call`` then result). A duplicated or missing part is a contract
+violation: the agent keeps it out of the stream, logs it on ``harness_core.contract`` and
+records it in ``HarnessSession.contract_violations``; the conformance suite fails on it.
 
 When a request needs a person (a ``tool-approval-request``) or a client-side tool result,
 the agent ends the current result slice. It cannot tell on its own whether the runtime
@@ -42,12 +50,13 @@ from typing import Any, Protocol, TypeAlias, runtime_checkable
 
 import attrs
 
-from .approval import PermissionMode
-from .output import ToolOutput
-from .parts import FinishReason, Usage
-from .sandbox import Sandbox
-from .schema import JsonSchema
-from .tools import ToolCall
+from harness_core.approval import PermissionMode
+from harness_core.mcp import mcp_name_matches
+from harness_core.parts.models import FinishReason, Usage
+from harness_core.sandbox import Sandbox
+from harness_core.tools.definition import BuiltinTool, ToolCall
+from harness_core.tools.output import ToolOutput
+from harness_core.tools.schema import JsonSchema
 
 __all__ = [
     "Adapter",
@@ -94,8 +103,12 @@ class BuiltinFilter:
     names: frozenset[str] = attrs.field(converter=_names)
 
     def allows(self, name: str) -> bool:
-        """True when the built-in ``name`` may be called."""
-        return (name in self.names) == (self.mode is BuiltinFilterMode.ACTIVE)
+        """True when the built-in (or MCP tool) ``name`` may be called.
+
+        An entry ``mcp__<server>`` covers every tool ``mcp__<server>__<tool>`` of that server.
+        """
+        listed = name in self.names or any(mcp_name_matches(entry, name) for entry in self.names)
+        return listed == (self.mode is BuiltinFilterMode.ACTIVE)
 
 
 @attrs.frozen
@@ -163,10 +176,20 @@ class BuiltinApprovalRequest:
     """Control event: the runtime waits for a decision on a built-in call.
 
     Answer with :meth:`AdapterTurn.submit_approval` using ``approval_id``.
+
+    Attributes:
+        approval_id: the id the answer refers to.
+        call: the call, under its harness-facing name.
+        tool: the declaration of a tool the runtime learned at run time and that no
+            ``harness_declare_builtins`` declares (an MCP server's tool, say): its kind
+            (an MCP ``readOnlyHint`` makes it read-only) and ``resources`` inform the
+            permission mode and policies. ``None`` for declared built-ins; an undeclared
+            call without it is treated as an edit.
     """
 
     approval_id: str
     call: ToolCall
+    tool: BuiltinTool | None = None
 
 
 @attrs.frozen
@@ -284,6 +307,11 @@ class Adapter(Protocol):
         harness_id: kebab-case id (``builtin``, ``claude-code``...).
         supports_builtin_approvals: built-in calls can be paused for a decision.
         supports_builtin_filtering: the runtime can be told not to offer some built-ins.
+
+    An adapter whose factory takes ``mcp_servers=`` also exposes them as an ``mcp_servers``
+    attribute (``{name: McpServerConfig}``, see :mod:`harness_core.mcp`), so that
+    ``active_tools`` / ``inactive_tools`` can name ``mcp__<server>`` and
+    ``mcp__<server>__<tool>`` before the servers are connected.
     """
 
     harness_id: str

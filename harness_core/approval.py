@@ -21,7 +21,13 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 
 import attrs
 
-from .tools import BuiltinTool, HarnessTool, ToolCall, ToolKind, ToolResources
+from harness_core.tools.definition import (
+    BuiltinTool,
+    HarnessTool,
+    ToolCall,
+    ToolKind,
+    ToolResources,
+)
 
 if TYPE_CHECKING:
     pass

@@ -2,7 +2,7 @@
 
 :func:`run_tool` calls a tool's ``execute`` (sync, async, generator or async generator),
 applies the timeout and the ``on_error`` policy, and normalizes the result with
-:func:`~harness_core.output.normalize_output`. Generator tools stream their yields as
+:func:`~harness_core.tools.output.normalize_output`. Generator tools stream their yields as
 preliminary results; the last yielded value is the final result.
 
 Where the code runs:
@@ -18,7 +18,7 @@ Where the code runs:
 * A thread cannot be killed: when a timeout or an abort gives up on a sync call, the call
   is *abandoned*: its result is ignored and the thread finishes in the background. Make
   long-running sync tools check a deadline themselves, or write them ``async``.
-* The :class:`~harness_core.tools.ToolContext` is an immutable value and is safe to read
+* The :class:`~harness_core.tools.definition.ToolContext` is an immutable value and is safe to read
   from the thread. Its ``sandbox`` methods are coroutines, though: a tool that uses the
   sandbox should be ``async def``; a sync tool can call one through
   ``anyio.from_thread.run(ctx.sandbox.read_text_file, path)``.
@@ -35,11 +35,11 @@ import anyio
 import anyio.to_thread
 from anyio.lowlevel import RunVar
 
-from .contexts import ExecutionContext
-from .errors import HarnessError
-from .hookspecs import hookimpl
-from .output import ToolOutput, normalize_output
-from .tools import ToolCall
+from harness_core.errors import HarnessError
+from harness_core.hook_contexts import ExecutionContext
+from harness_core.hookspecs import hookimpl
+from harness_core.tools.definition import ToolCall
+from harness_core.tools.output import ToolOutput, normalize_output
 
 __all__ = ["TOOL_THREAD_LIMIT", "DefaultExecutor", "ToolExecutionError", "run_tool", "tool_thread_limiter"]
 
@@ -152,7 +152,7 @@ async def run_tool(call: ToolCall, context: ExecutionContext) -> ToolOutput:
     Returns:
         The normalized output. With ``on_error="return-to-model"``, a raise (or timeout)
         becomes an error result ``"Error: <ExceptionType>: <message>"`` (or ``"Error: tool
-        'x' timed out after N s"``) whose :attr:`~harness_core.output.ToolOutput.exception`
+        'x' timed out after N s"``) whose :attr:`~harness_core.tools.output.ToolOutput.exception`
         holds the exception, for ``on_tool_execution_end``.
 
     Raises:

@@ -15,8 +15,8 @@ or class you register through the ``harness`` entry-point group::
 
 An implementation may accept only some of a hook's arguments (pluggy passes them by name);
 implementations must never declare arguments with default values, since pluggy never
-passes them. No module except :mod:`harness_core.plugins` calls ``pm.hook`` directly: use the
-typed facade :class:`harness_core.plugins.HookFacade`.
+passes them. No module except :mod:`harness_core.plugins.manager` calls ``pm.hook`` directly: use the
+typed facade :class:`harness_core.plugins.manager.HookFacade`.
 """
 
 from __future__ import annotations
@@ -29,12 +29,12 @@ import pluggy
 if TYPE_CHECKING:
     import click
 
-    from .adapter import AdapterFactory
-    from .approval import ApprovalContext, ApprovalDecision
-    from .contexts import ExecutionContext, FilterRequest, ProjectionContext
-    from .output import ToolOutput
-    from .parts import Part
-    from .tools import BuiltinTool, HarnessTool, ToolCall
+    from harness_core.adapter import AdapterFactory
+    from harness_core.approval import ApprovalContext, ApprovalDecision
+    from harness_core.hook_contexts import ExecutionContext, FilterRequest, ProjectionContext
+    from harness_core.parts.models import Part
+    from harness_core.tools.definition import BuiltinTool, HarnessTool, ToolCall
+    from harness_core.tools.output import ToolOutput
 
 __all__ = ["PROJECT_NAME", "hookimpl", "hookspec"]
 
@@ -72,7 +72,7 @@ def harness_declare_builtins(harness_id: str) -> Sequence[BuiltinTool] | None:
         harness_id: the harness whose built-ins are wanted.
 
     Returns:
-        :class:`~harness_core.tools.BuiltinTool` declarations: common name (``read``,
+        :class:`~harness_core.tools.definition.BuiltinTool` declarations: common name (``read``,
         ``write``, ``edit``, ``bash``, ``grep``, ``glob``, ``webSearch``) or native name,
         native name, kind, input schema and a ``resources`` extractor; or ``None``.
 
@@ -88,8 +88,8 @@ def harness_tools() -> Sequence[HarnessTool]:
     Implemented by: tool packs.
 
     Returns:
-        :class:`~harness_core.tools.HarnessTool` objects made with
-        :func:`~harness_core.tools.define_harness_tool`.
+        :class:`~harness_core.tools.definition.HarnessTool` objects made with
+        :func:`~harness_core.tools.definition.define_harness_tool`.
 
     Combination: all results are concatenated; the same tool name from two plugins is a
     :class:`~harness_core.errors.ToolNameConflictError` naming both plugins.
@@ -150,11 +150,11 @@ def harness_execute_tool(call: ToolCall, context: ExecutionContext) -> Awaitable
 
     Args:
         call: the call, ``call.input`` holding the validated input.
-        context: the tool, its :class:`~harness_core.tools.ToolContext`, error policy and
+        context: the tool, its :class:`~harness_core.tools.definition.ToolContext`, error policy and
             preliminary-result callback.
 
     Returns:
-        An awaitable resolving to the bounded :class:`~harness_core.output.ToolOutput`, or
+        An awaitable resolving to the bounded :class:`~harness_core.tools.output.ToolOutput`, or
         ``None`` to let the next implementation run.
 
     Combination: first non-``None`` result wins; wrappers see and may replace it.

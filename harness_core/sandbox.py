@@ -28,7 +28,7 @@ import anyio
 import anyio.abc
 import attrs
 
-from .output import sanitize_text
+from harness_core.tools.output import sanitize_text
 
 __all__ = [
     "DEFAULT_ENV_ALLOWLIST",

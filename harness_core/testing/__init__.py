@@ -10,11 +10,11 @@ registered as a ``pytest11`` entry point) adds the ``scripted_model_server`` and
 ``docs/testing.md``.
 """
 
-from ._errors import ScriptError, ToolNotOfferedError
-from ._faults import Fault
-from ._loader import load_script, parse_script_text
-from ._recording import SECRET_HEADERS, RecordedRequest, RequestKind
-from ._request import (
+from harness_core.testing._errors import ScriptError, ToolNotOfferedError
+from harness_core.testing._faults import Fault
+from harness_core.testing._loader import load_script, parse_script_text
+from harness_core.testing._recording import SECRET_HEADERS, RecordedRequest, RequestKind
+from harness_core.testing._request import (
     Message,
     ModelRequest,
     OfferedTool,
@@ -22,24 +22,29 @@ from ._request import (
     ToolResultView,
     WireFormat,
 )
-from ._responder import TurnSource, choose_turn
-from ._runtimes import (
+from harness_core.testing._responder import TurnSource, choose_turn
+from harness_core.testing._runtimes import (
     KNOWN_RUNTIMES,
     IsolatedHome,
     make_isolated_home,
     missing_runtime_reason,
     skip_unless_runtime,
 )
-from ._scenario_script import (
+from harness_core.testing._scenario_script import (
     ScenarioFailure,
     find_prompt_position,
     received_tool_results,
     scenario_script,
 )
-from ._script import ModelTurn, Responder, Script, ToolCallSpec, Usage
-from ._server import ScriptedModelServer, ScriptLike, coerce_script
-from ._tools import COMMON_TOOL_NAMES, adapt_arguments, is_common_tool_name, resolve_tool_name
-from .adapter import (
+from harness_core.testing._script import ModelTurn, Responder, Script, ToolCallSpec, Usage
+from harness_core.testing._server import ScriptedModelServer, ScriptLike, coerce_script
+from harness_core.testing._tools import (
+    COMMON_TOOL_NAMES,
+    adapt_arguments,
+    is_common_tool_name,
+    resolve_tool_name,
+)
+from harness_core.testing.scripted_adapter import (
     CallBuiltin,
     CallHost,
     ChangeFile,

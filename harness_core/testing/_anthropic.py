@@ -6,7 +6,7 @@ import hashlib
 from collections.abc import Mapping
 from typing import Any
 
-from ._request import (
+from harness_core.testing._request import (
     Conversation,
     Message,
     OfferedTool,
@@ -16,7 +16,7 @@ from ._request import (
     join_system,
     normalize_messages,
 )
-from ._wire import Codec, Reply, SseEvent, chunks, json_dumps
+from harness_core.testing._wire import Codec, Reply, SseEvent, chunks, json_dumps
 
 __all__ = ["ANTHROPIC"]
 

@@ -12,8 +12,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import urlsplit
 
-from ._faults import FaultPlan
-from ._wire import SseEvent, json_dumps
+from harness_core.testing._faults import FaultPlan
+from harness_core.testing._wire import SseEvent, json_dumps
 
 __all__ = ["Answer", "HTTPAnswerServer", "IncomingRequest"]
 

@@ -11,8 +11,8 @@ from typing import Any
 import yaml
 from pydantic import ValidationError
 
-from ._errors import ScriptError
-from ._script import Script
+from harness_core.testing._errors import ScriptError
+from harness_core.testing._script import Script
 
 __all__ = ["load_script", "parse_script_text"]
 

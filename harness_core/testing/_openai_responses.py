@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ._openai_common import openai_error_body, parse_arguments
-from ._request import (
+from harness_core.testing._openai_common import openai_error_body, parse_arguments
+from harness_core.testing._request import (
     Conversation,
     Message,
     OfferedTool,
@@ -16,7 +16,15 @@ from ._request import (
     join_system,
     normalize_messages,
 )
-from ._wire import CREATED, Codec, Reply, ResolvedCall, SseEvent, chunks, json_dumps
+from harness_core.testing._wire import (
+    CREATED,
+    Codec,
+    Reply,
+    ResolvedCall,
+    SseEvent,
+    chunks,
+    json_dumps,
+)
 
 __all__ = ["RESPONSES", "flat_tool_name"]
 

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ._request import ModelRequest
+from harness_core.testing._request import ModelRequest
 
 __all__ = ["SECRET_HEADERS", "RecordedRequest", "RequestKind", "redact_headers"]
 

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ._tools import resolve_tool_name
+from harness_core.testing._tools import resolve_tool_name
 
 __all__ = [
     "Conversation",

@@ -5,13 +5,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Literal
 
-from ._anthropic import ANTHROPIC
-from ._openai_chat import CHAT
-from ._openai_responses import RESPONSES
-from ._request import ModelRequest, OfferedTool, WireFormat
-from ._script import ModelTurn, Script, ToolCallSpec
-from ._tools import adapt_arguments, is_common_tool_name, resolve_tool_name
-from ._wire import Codec, Reply, ResolvedCall, ResolvedUsage, json_dumps
+from harness_core.testing._anthropic import ANTHROPIC
+from harness_core.testing._openai_chat import CHAT
+from harness_core.testing._openai_responses import RESPONSES
+from harness_core.testing._request import ModelRequest, OfferedTool, WireFormat
+from harness_core.testing._script import ModelTurn, Script, ToolCallSpec
+from harness_core.testing._tools import adapt_arguments, is_common_tool_name, resolve_tool_name
+from harness_core.testing._wire import Codec, Reply, ResolvedCall, ResolvedUsage, json_dumps
 
 __all__ = ["CODECS", "TurnSource", "build_reply", "choose_turn", "parse_request"]
 

@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TypeAlias
 
-from ._errors import ToolNotOfferedError
-from ._request import ModelRequest
-from ._script import ModelTurn, Script, ToolCallSpec
+from harness_core.testing._errors import ToolNotOfferedError
+from harness_core.testing._request import ModelRequest
+from harness_core.testing._script import ModelTurn, Script, ToolCallSpec
 
 if TYPE_CHECKING:
-    from .conformance import ModelResponse, Scenario, ScenarioCall
+    from harness_core.testing.conformance import ModelResponse, Scenario, ScenarioCall
 
 __all__ = ["ScenarioFailure", "find_prompt_position", "received_tool_results", "scenario_script"]
 

@@ -7,8 +7,8 @@ from typing import Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from ._faults import Fault
-from ._request import ModelRequest
+from harness_core.testing._faults import Fault
+from harness_core.testing._request import ModelRequest
 
 __all__ = ["ModelTurn", "Responder", "Script", "ToolCallSpec", "Usage"]
 

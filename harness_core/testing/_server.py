@@ -9,15 +9,15 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from types import TracebackType
 from typing import Any, TypeAlias
 
-from ._errors import ScriptError, ToolNotOfferedError
-from ._faults import Fault, FaultPlan, plan_faults
-from ._http import Answer, HTTPAnswerServer, IncomingRequest
-from ._loader import load_script
-from ._recording import RecordedRequest, RequestKind, redact_headers
-from ._request import ModelRequest, WireFormat
-from ._responder import CODECS, build_reply, choose_turn, parse_request
-from ._script import ModelTurn, Responder, Script
-from ._wire import default_error_message
+from harness_core.testing._errors import ScriptError, ToolNotOfferedError
+from harness_core.testing._faults import Fault, FaultPlan, plan_faults
+from harness_core.testing._http import Answer, HTTPAnswerServer, IncomingRequest
+from harness_core.testing._loader import load_script
+from harness_core.testing._recording import RecordedRequest, RequestKind, redact_headers
+from harness_core.testing._request import ModelRequest, WireFormat
+from harness_core.testing._responder import CODECS, build_reply, choose_turn, parse_request
+from harness_core.testing._script import ModelTurn, Responder, Script
+from harness_core.testing._wire import default_error_message
 
 __all__ = ["ScriptLike", "ScriptedModelServer", "coerce_script", "route"]
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from ._errors import ToolNotOfferedError
+from harness_core.testing._errors import ToolNotOfferedError
 
 __all__ = ["COMMON_TOOL_NAMES", "adapt_arguments", "is_common_tool_name", "resolve_tool_name"]
 

@@ -8,8 +8,8 @@ from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any, Literal
 
-from ._errors import ScriptError
-from ._request import Conversation, ModelRequest
+from harness_core.testing._errors import ScriptError
+from harness_core.testing._request import Conversation, ModelRequest
 
 __all__ = [
     "CREATED",

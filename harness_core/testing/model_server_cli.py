@@ -7,11 +7,11 @@ from pathlib import Path
 
 import click
 
-from ._errors import ScriptError
-from ._recording import RecordedRequest
-from ._request import WireFormat
-from ._script import Script
-from ._server import ScriptedModelServer
+from harness_core.testing._errors import ScriptError
+from harness_core.testing._recording import RecordedRequest
+from harness_core.testing._request import WireFormat
+from harness_core.testing._script import Script
+from harness_core.testing._server import ScriptedModelServer
 
 __all__ = ["model_server"]
 

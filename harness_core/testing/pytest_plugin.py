@@ -25,14 +25,14 @@ from typing import Any, Protocol
 
 import pytest
 
-from ._runtimes import (
+from harness_core.testing._runtimes import (
     IsolatedHome,
     make_isolated_home,
     missing_runtime_reason,
     runtime_required,
     skip_unless_runtime,
 )
-from ._server import ScriptedModelServer, ScriptLike
+from harness_core.testing._server import ScriptedModelServer, ScriptLike
 
 __all__ = ["ScriptedServerFactory", "isolated_home", "scripted_model_server"]
 

@@ -18,7 +18,12 @@ from harness_core import (
     TurnState,
     hookimpl,
 )
-from harness_core.parts import ToolCallPart, ToolErrorPart, ToolOutputDeniedPart, ToolResultPart
+from harness_core.parts.models import (
+    ToolCallPart,
+    ToolErrorPart,
+    ToolOutputDeniedPart,
+    ToolResultPart,
+)
 from harness_core.testing import CallBuiltin, EchoResults, ScriptedAdapter
 
 

@@ -19,7 +19,7 @@ from harness_core import (
     TurnStateError,
     define_harness_tool,
 )
-from harness_core.parts import (
+from harness_core.parts.models import (
     AbortPart,
     ErrorPart,
     Part,

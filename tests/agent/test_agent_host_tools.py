@@ -24,7 +24,7 @@ from harness_core import (
     define_harness_tool,
     hookimpl,
 )
-from harness_core.parts import (
+from harness_core.parts.models import (
     ToolCallPart,
     ToolErrorPart,
     ToolOutputDeniedPart,

@@ -5,7 +5,9 @@ from __future__ import annotations
 import pytest
 
 from harness_core import ApprovalResponse, ToolResultContinuation, TurnState
-from harness_core.parts import (
+from harness_core.agent.answers import parse_approval_responses, parse_messages, parse_tool_results
+from harness_core.agent.results import collect_parts
+from harness_core.parts.models import (
     AbortPart,
     FinishPart,
     FinishStepPart,
@@ -16,8 +18,6 @@ from harness_core.parts import (
     ToolResultPart,
     Usage,
 )
-from harness_core.result import collect_parts
-from harness_core.turn import parse_approval_responses, parse_messages, parse_tool_results
 
 
 def test_tool_result_continuations_accept_objects_and_both_key_styles() -> None:

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from harness_core import HarnessConfigurationError, create_plugin_manager, define_harness_tool
-from harness_core.parts import ToolOutputDeniedPart
+from harness_core.parts.models import ToolOutputDeniedPart
 from harness_core.testing import CallBuiltin, CallHost, EchoResults, ScriptedAdapter
 
 

@@ -9,9 +9,9 @@ import pytest
 
 from harness_core import ApprovalDecision, ApprovalStatus, create_plugin_manager, hookimpl
 from harness_core.approval import ApprovalContext, merge_decisions
-from harness_core.parts import ToolOutputDeniedPart
+from harness_core.parts.models import ToolOutputDeniedPart
 from harness_core.testing import CallHost, EchoResults, ScriptedAdapter
-from harness_core.tools import ToolCall, define_harness_tool
+from harness_core.tools.definition import ToolCall, define_harness_tool
 
 pytestmark = pytest.mark.anyio
 

@@ -19,7 +19,7 @@ import anyio.to_thread
 import pytest
 
 from harness_core import ToolExecutionEnd, define_harness_tool
-from harness_core.parts import AbortPart, ToolErrorPart, ToolResultPart
+from harness_core.parts.models import AbortPart, ToolErrorPart, ToolResultPart
 from harness_core.testing import CallHost, EchoResults, ScriptedAdapter
 
 WAIT = 10.0

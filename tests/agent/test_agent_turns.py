@@ -18,7 +18,7 @@ from harness_core import (
     TurnStateError,
     define_harness_tool,
 )
-from harness_core.parts import Part, ToolCallPart, ToolResultPart
+from harness_core.parts.models import Part, ToolCallPart, ToolResultPart
 from harness_core.testing import (
     CallBuiltin,
     CallHost,

@@ -11,8 +11,8 @@ from pathlib import Path
 BROKEN = textwrap.dedent('''
     """Broken adapters for the conformance meta-test."""
     from harness_core.adapter import AwaitingAnswers
-    from harness_core.output import ToolOutput
-    from harness_core.testing.adapter import ScriptedAdapter
+    from harness_core.tools.output import ToolOutput
+    from harness_core.testing.scripted_adapter import ScriptedAdapter
     from harness_core.testing import conformance
 
 

@@ -13,8 +13,8 @@ from typing import Any, ClassVar
 
 import pytest
 
-from harness_core.parts import parse_part
-from harness_core.result import collect_parts
+from harness_core.agent.results import collect_parts
+from harness_core.parts.models import parse_part
 from harness_core.testing.conformance import (
     AdapterConformanceSuite,
     ModelResponse,

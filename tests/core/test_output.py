@@ -20,7 +20,7 @@ from harness_core import (
     normalize_output,
     run_tool,
 )
-from harness_core.output import sanitize_text, truncate_text
+from harness_core.tools.output import sanitize_text, truncate_text
 
 pytestmark = pytest.mark.anyio
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+import harness_core.plugins.manager as plugins_module
 from harness_core import (
     ApprovalContext,
     ApprovalDecision,
@@ -28,11 +29,10 @@ from harness_core import (
     define_harness_tool,
     hookimpl,
 )
-from harness_core import plugins as plugins_module
 from harness_core.execution import DefaultExecutor
-from harness_core.plugins import CORE_PLUGINS, HarnessPluginManager, PluginLoadWarning
-from harness_core.policies import PermissionModePolicy, ToolApprovalPolicy
-from harness_core.projection import DefaultProjection
+from harness_core.plugins.manager import CORE_PLUGINS, HarnessPluginManager, PluginLoadWarning
+from harness_core.plugins.policies import PermissionModePolicy, ToolApprovalPolicy
+from harness_core.plugins.projection import DefaultProjection
 
 
 class FakeDist:

@@ -6,7 +6,7 @@ import ast
 import re
 from pathlib import Path
 
-from harness_core.parts import ToolCallPart
+from harness_core.parts.models import ToolCallPart
 
 README = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
 

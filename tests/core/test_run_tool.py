@@ -9,13 +9,13 @@ import anyio
 import pytest
 
 from harness_core import ToolCall, ToolContext, ToolOutput, define_harness_tool, normalize_output
-from harness_core.contexts import ExecutionContext
 from harness_core.execution import (
     TOOL_THREAD_LIMIT,
     ToolExecutionError,
     run_tool,
     tool_thread_limiter,
 )
+from harness_core.hook_contexts import ExecutionContext
 
 
 def context_for(execute: Any, **options: Any) -> ExecutionContext:

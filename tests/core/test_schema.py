@@ -11,7 +11,7 @@ import pytest
 from jsonschema import Draft202012Validator
 
 from harness_core import ToolDefinitionError, ToolInputError, define_harness_tool
-from harness_core.schema import (
+from harness_core.tools.schema import (
     SUPPORTED_KEYWORDS,
     check_schema_subset,
     compile_input_schema,
@@ -530,7 +530,7 @@ def test_enum_and_const_compare_json_values_not_python_equality(keyword_schema: 
 
 @pytest.mark.parametrize(("keyword_schema", "value"), [({"const": 1}, 1.0), ({"enum": [1.0]}, 1), ({"const": [2]}, [2.0])])
 def test_numbers_compare_mathematically_so_one_point_zero_matches_one(keyword_schema: dict[str, Any], value: object) -> None:
-    # Documented choice (harness_core.schema): JSON Schema compares numbers by value.
+    # Documented choice (harness_core.tools.schema): JSON Schema compares numbers by value.
     tool = tool_with({"type": "object", "properties": {"v": keyword_schema}})
     assert tool.validate({"v": value}) == {"v": value}
 

@@ -4,7 +4,7 @@ A model loop written in Python that runs in the host process and works with any 
 (Anthropic Messages, OpenAI Chat Completions and OpenAI-compatible local servers), with
 its own tools: ``read``, ``write``, ``edit``, ``bash``, ``grep``, ``glob`` and ``ls``.
 
-Use it through :class:`harness_core.agent.HarnessAgent` with ``harness="builtin"`` (the
+Use it through :class:`harness_core.agent.harness_agent.HarnessAgent` with ``harness="builtin"`` (the
 plugin registers itself), or build the adapter yourself with
 :func:`create_builtin_adapter`.
 """

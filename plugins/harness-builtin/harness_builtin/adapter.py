@@ -11,10 +11,13 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Final
 
-from harness_core.adapter import StartRequest
-from harness_core.errors import HarnessConfigurationError
-from harness_core.sandbox import LocalSandbox
-from harness_core.tools import HarnessTool, ToolKind
+from harness_core import (
+    HarnessConfigurationError,
+    HarnessTool,
+    LocalSandbox,
+    StartRequest,
+    ToolKind,
+)
 
 from .models import ModelClient, create_model_client, default_model_name
 from .session import BuiltinSession

@@ -2,7 +2,7 @@
 
 :func:`conformance_target` is the suite's ``agent_factory``
 (``"harness_builtin.conformance:conformance_target"``): a
-:class:`~harness_core.agent.HarnessAgent` on the built-in harness whose model is the
+:class:`~harness_core.agent.harness_agent.HarnessAgent` on the built-in harness whose model is the
 scripted Anthropic server at ``env["base_url"]``, working in a
 :class:`~harness_core.sandbox.LocalSandbox` on the test's workspace.
 Its :func:`scenario_script` and :class:`ScenarioFailure` are harness-core's
@@ -16,8 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from harness_core.agent import HarnessAgent
-from harness_core.sandbox import LocalSandbox
+from harness_core import HarnessAgent, LocalSandbox
 from harness_core.testing import ScenarioFailure, scenario_script
 from harness_core.testing.conformance import ConformanceTarget
 

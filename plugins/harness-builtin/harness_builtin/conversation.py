@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal, TypeAlias
 
 import pydantic
 
-from harness_core.errors import HarnessConfigurationError
+from harness_core import HarnessConfigurationError
 
 __all__ = [
     "AssistantMessage",

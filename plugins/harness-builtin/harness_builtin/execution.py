@@ -13,8 +13,8 @@ import anyio
 import attrs
 
 from harness_core.errors import HarnessError
-from harness_core.output import ToolOutput, normalize_output
-from harness_core.tools import HarnessTool, ToolContext
+from harness_core.tools.definition import HarnessTool, ToolContext
+from harness_core.tools.output import ToolOutput, normalize_output
 
 from .tools._common import ToolError, describe_os_error
 

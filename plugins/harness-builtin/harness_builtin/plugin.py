@@ -17,8 +17,7 @@ from harness_core import hookimpl
 if TYPE_CHECKING:
     import click
 
-    from harness_core.adapter import AdapterFactory
-    from harness_core.tools import BuiltinTool
+    from harness_core import AdapterFactory, BuiltinTool
 
 
 @hookimpl

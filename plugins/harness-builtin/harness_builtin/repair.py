@@ -17,8 +17,7 @@ from typing import Any
 import attrs
 import jsonschema
 
-from harness_core.errors import ToolInputError
-from harness_core.tools import HarnessTool
+from harness_core import HarnessTool, ToolInputError
 
 __all__ = ["CallProblem", "RawCall", "check_call", "repair_note"]
 

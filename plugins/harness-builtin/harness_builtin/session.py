@@ -11,10 +11,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from harness_core.adapter import HostToolSpec, PromptRequest, StartRequest
-from harness_core.errors import HarnessConfigurationError, TurnStateError
-from harness_core.sandbox import Sandbox
-from harness_core.tools import HarnessTool
+from harness_core import (
+    HarnessConfigurationError,
+    HarnessTool,
+    HostToolSpec,
+    PromptRequest,
+    Sandbox,
+    StartRequest,
+    TurnStateError,
+)
 
 from .conversation import Message, TokenEstimator, ToolResultRecord, ToolResultsMessage
 from .models.base import ModelClient, ToolSpec

@@ -12,7 +12,7 @@ from typing import Any, Final, Literal
 
 import attrs
 
-from harness_core.errors import HarnessConfigurationError
+from harness_core import HarnessConfigurationError
 
 __all__ = [
     "DEFAULT_LIMITS",

@@ -12,8 +12,7 @@ from typing import Any, Final, Literal
 
 import pydantic
 
-from harness_core.errors import HarnessConfigurationError
-from harness_core.parts import Usage
+from harness_core import HarnessConfigurationError, Usage
 
 from .conversation import Message
 

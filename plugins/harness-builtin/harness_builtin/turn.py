@@ -24,14 +24,15 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import anyio
 import attrs
 
-from harness_core.adapter import AwaitingAnswers, BuiltinApprovalRequest, HostToolCall, TurnEnd
-from harness_core.output import ToolOutput
-from harness_core.parts import (
+from harness_core import (
     COMPACTION_TOOL,
     FILE_CHANGE_TOOL,
+    AwaitingAnswers,
+    BuiltinApprovalRequest,
     ErrorPart,
     FinishReason,
     FinishStepPart,
+    HostToolCall,
     Part,
     ReasoningDeltaPart,
     ReasoningEndPart,
@@ -40,16 +41,19 @@ from harness_core.parts import (
     TextDeltaPart,
     TextEndPart,
     TextStartPart,
+    ToolCall,
     ToolCallPart,
+    ToolContext,
     ToolErrorPart,
     ToolInputDeltaPart,
     ToolInputEndPart,
     ToolInputStartPart,
+    ToolOutput,
     ToolOutputDeniedPart,
     ToolResultPart,
+    TurnEnd,
     Usage,
 )
-from harness_core.tools import ToolCall, ToolContext
 
 from .compaction import SUMMARY_PREFIX, split_for_compaction, summary_request
 from .conversation import (
@@ -597,13 +601,13 @@ class BuiltinTurn:
         call.announced = True
         if call.kind == "host":
             return [HostToolCall(self._tool_call(call))]
-        events: list[object] = [ToolCallPart(
+        if call.status == "approval" and call.approval_id is not None:
+            # The core announces a call it is asked about (docs/adapters.md, who emits which part).
+            return [BuiltinApprovalRequest(call.approval_id, self._tool_call(call))]
+        return [ToolCallPart(
             tool_call_id=call.call_id, tool_name=call.name, input=dict(call.arguments), provider_executed=True,
             dynamic=self._dynamic(call.name),
         )]
-        if call.status == "approval" and call.approval_id is not None:
-            events.append(BuiltinApprovalRequest(call.approval_id, self._tool_call(call)))
-        return events
 
     def _dynamic(self, name: str) -> bool | None:
         """Extra tools are outside the declared built-ins: their parts are dynamic."""
@@ -658,7 +662,9 @@ class BuiltinTurn:
             if call.kind != "builtin" or call.reported or call.content is None:
                 continue
             call.reported = True
-            if call.status in ("denied", "refused"):
+            if call.status == "denied":
+                continue  # the core decided the denial and emitted its tool-output-denied part
+            if call.status == "refused":
                 parts.append(ToolOutputDeniedPart(tool_call_id=call.call_id, tool_name=call.name,
                                                   reason=call.reason, provider_executed=True))
             elif call.is_error:

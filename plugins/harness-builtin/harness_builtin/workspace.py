@@ -17,7 +17,7 @@ from typing import Any, Final
 import attrs
 import pathspec
 
-from harness_core.sandbox import LocalSandbox, Sandbox
+from harness_core import LocalSandbox, Sandbox
 
 __all__ = ["DEFAULT_IGNORED_DIRS", "Workspace"]
 

@@ -10,10 +10,10 @@ import click
 import pytest
 from click.testing import CliRunner
 
-import harness_core.plugins as plugins_module
+import harness_core.plugins.manager as plugins_module
 from harness_core import hookimpl
 from harness_core.cli import cli
-from harness_core.plugins import create_plugin_manager
+from harness_core.plugins.manager import create_plugin_manager
 
 
 class _StartFails:

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from harness_core import _cli_run
 from harness_core.cli import cli
-from harness_core.parts import parse_part
+from harness_core.cli import run_command as _cli_run
+from harness_core.parts.models import parse_part
 from harness_core.testing import Fault, ModelTurn, Script, ToolCallSpec
 
 SCRIPT = Script.of(

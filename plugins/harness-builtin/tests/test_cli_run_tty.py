@@ -180,8 +180,8 @@ def test_answering_then_ctrl_c_while_the_command_runs(scripted_model_server, wor
 _STUCK_RUNTIME = """
 import sys
 import anyio
-import harness_core.plugins as plugins
-from harness_core.testing import adapter as scripted
+import harness_core.plugins.manager as plugins
+from harness_core.testing import scripted_adapter as scripted
 from harness_core.testing import Say, ScriptedAdapter, Sleep
 
 async def stuck_abort(self):

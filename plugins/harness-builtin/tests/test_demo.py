@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from harness_core.cli import cli
-from harness_core.parts import parse_part
+from harness_core.parts.models import parse_part
 
 
 def _workspace(root: Path) -> Path:
@@ -60,7 +60,7 @@ def test_demo_with_an_unknown_harness_fails_clearly(tmp_path: Path) -> None:
 def test_demo_interactive_denial(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from harness_builtin.demo import command
 
-    from harness_core import _cli_run
+    from harness_core.cli import run_command as _cli_run
 
     monkeypatch.setattr(command, "_stdin_is_tty", lambda: True)
     monkeypatch.setattr(_cli_run, "_stdin_is_tty", lambda: True)

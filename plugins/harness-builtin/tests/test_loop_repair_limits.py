@@ -9,7 +9,7 @@ import pytest
 from harness_builtin.conversation import AssistantMessage, UserMessage
 
 from harness_core import PromptRequest
-from harness_core.parts import (
+from harness_core.parts.models import (
     COMPACTION_TOOL,
     ErrorPart,
     FinishStepPart,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from click.testing import CliRunner
 
 from harness_core import BuiltinTool, ToolKind, ToolResources, create_plugin_manager
-from harness_core.agent import HarnessAgent
+from harness_core.agent.harness_agent import HarnessAgent
 from harness_core.cli import cli
 
 

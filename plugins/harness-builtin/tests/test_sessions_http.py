@@ -17,10 +17,10 @@ import anyio
 import pytest
 
 from harness_core import LocalSandbox
-from harness_core.agent import HarnessAgent
-from harness_core.parts import ErrorPart, TextDeltaPart, ToolCallPart, ToolResultPart
+from harness_core.agent.answers import ApprovalResponse
+from harness_core.agent.harness_agent import HarnessAgent
+from harness_core.parts.models import ErrorPart, TextDeltaPart, ToolCallPart, ToolResultPart
 from harness_core.testing import Fault, ModelTurn, Script, ToolCallSpec
-from harness_core.turn import ApprovalResponse
 
 pytestmark = pytest.mark.anyio
 
@@ -157,8 +157,8 @@ _CONTINUE = textwrap.dedent(
     """
     import json, sys, anyio
     from harness_core import LocalSandbox
-    from harness_core.agent import HarnessAgent
-    from harness_core.turn import ApprovalResponse
+    from harness_core.agent.harness_agent import HarnessAgent
+    from harness_core.agent.answers import ApprovalResponse
 
     base_url, workspace, state_file, mode = sys.argv[1:5]
     agent = HarnessAgent(harness="builtin", permission_mode="allow-edits", include_plugin_tools=False,

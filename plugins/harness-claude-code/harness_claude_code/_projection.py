@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from harness_core import ProjectionContext
-from harness_core.parts import (
+from harness_core.parts.models import (
     COMPACTION_TOOL,
     FinishReason,
     FinishStepPart,
@@ -113,7 +113,7 @@ def _int(value: object) -> int | None:
 
 
 def usage_from(raw: object, *, cost_usd: float | None = None) -> Usage:
-    """Build a :class:`~harness_core.parts.Usage` from an Anthropic-style usage mapping.
+    """Build a :class:`~harness_core.parts.models.Usage` from an Anthropic-style usage mapping.
 
     ``input_tokens`` / ``output_tokens`` are copied, ``cache_read_input_tokens`` becomes
     ``cached_input_tokens``, ``cache_creation_input_tokens`` is kept, thinking tokens

@@ -25,7 +25,7 @@ from harness_core import (
     ToolOutput,
     TurnStateError,
 )
-from harness_core.parts import ToolOutputDeniedPart
+from harness_core.parts.models import ToolOutputDeniedPart
 
 from ._builtins import BY_NATIVE
 from ._mcp import build_host_server

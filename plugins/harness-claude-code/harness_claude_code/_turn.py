@@ -32,7 +32,7 @@ from harness_core import (
     ToolOutput,
     TurnEnd,
 )
-from harness_core.parts import Part, ToolErrorPart, ToolOutputDeniedPart, Usage
+from harness_core.parts.models import Part, ToolErrorPart, ToolOutputDeniedPart, Usage
 
 from ._events import ClaudeCodeEvent, TurnView
 from ._projection import API_ERROR_TYPES, dumps_input, finish_reason, identify_tool, usage_from

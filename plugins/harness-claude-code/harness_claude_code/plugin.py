@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from harness_core import BuiltinTool, ProjectionContext, hookimpl
-from harness_core.parts import Part
+from harness_core.parts.models import Part
 
 from ._builtins import BUILTINS
 from ._events import ClaudeCodeEvent

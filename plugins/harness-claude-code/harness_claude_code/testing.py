@@ -23,7 +23,7 @@ from harness_core import (
     ToolOutput,
     TurnEnd,
 )
-from harness_core.parts import Part
+from harness_core.parts.models import Part
 
 from ._adapter import find_cli
 from ._events import ClaudeCodeEvent

@@ -11,7 +11,7 @@ from harness_claude_code import claude_code
 from harness_claude_code.testing import CLI_MISSING_REASON, eventually
 
 from harness_core import HarnessAgent, LocalSandbox, define_harness_tool
-from harness_core.parts import ErrorPart, ToolApprovalRequestPart, ToolCallPart
+from harness_core.parts.models import ErrorPart, ToolApprovalRequestPart, ToolCallPart
 from harness_core.testing import Fault, ModelRequest, ModelTurn, Script, ToolCallSpec
 from harness_core.testing.conformance import check_stream_shape
 

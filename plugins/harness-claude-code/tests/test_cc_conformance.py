@@ -12,13 +12,13 @@ import pytest
 from harness_claude_code.conformance import ScenarioFailure, scenario_script
 from harness_claude_code.testing import CLI_MISSING_REASON
 
-from harness_core.parts import (
+from harness_core.agent.results import collect_parts
+from harness_core.parts.models import (
     ToolApprovalRequestPart,
     ToolOutputDeniedPart,
     ToolResultPart,
     parse_part,
 )
-from harness_core.result import collect_parts
 from harness_core.testing import ScriptedModelServer, make_isolated_home
 from harness_core.testing.conformance import (
     AdapterConformanceSuite,

@@ -40,7 +40,7 @@ CHILD = textwrap.dedent(
     import json, sys
     import anyio
     from harness_core import BuiltinApprovalRequest, HostToolSpec, ProjectionContext, StartRequest, ToolOutput, TurnEnd
-    from harness_core.parts import Part
+    from harness_core.parts.models import Part
     from harness_claude_code import ClaudeCodeEvent, claude_code
     from harness_claude_code._projection import project
 

@@ -43,7 +43,7 @@ from harness_core import (
     ToolResources,
     create_plugin_manager,
 )
-from harness_core.parts import RawPart, ToolCallPart, ToolOutputDeniedPart, ToolResultPart
+from harness_core.parts.models import RawPart, ToolCallPart, ToolOutputDeniedPart, ToolResultPart
 
 # -- built-in declarations ----------------------------------------------------------------
 

@@ -18,8 +18,8 @@ pytest.importorskip("harness_builtin")
 from harness_rules import RulesPolicy
 
 from harness_core import LocalSandbox
-from harness_core.agent import HarnessAgent
-from harness_core.parts import ToolOutputDeniedPart, ToolResultPart
+from harness_core.agent.harness_agent import HarnessAgent
+from harness_core.parts.models import ToolOutputDeniedPart, ToolResultPart
 from harness_core.testing import ModelTurn, Script, ToolCallSpec
 
 pytestmark = pytest.mark.anyio

@@ -53,8 +53,7 @@ def _run_command(ctx: click.Context) -> click.Command:
 
 def _check_harness(ctx: click.Context, harness: str) -> None:
     """Fail before doing anything when no installed plugin provides ``harness``."""
-    from harness_core.errors import HarnessConfigurationError
-    from harness_core.plugins import get_plugin_manager
+    from harness_core import HarnessConfigurationError, get_plugin_manager
 
     try:
         get_plugin_manager().hooks.adapter_factory(harness)

@@ -16,7 +16,7 @@ import os
 from collections.abc import Mapping
 from typing import Final
 
-from harness_core.errors import HarnessConfigurationError
+from harness_core import HarnessConfigurationError
 
 from .base import (
     ModelClient,

@@ -13,8 +13,7 @@ from typing import Any, Protocol, TypeAlias, runtime_checkable
 
 import attrs
 
-from harness_core.errors import HarnessError
-from harness_core.parts import FinishReason, Usage
+from harness_core import FinishReason, HarnessError, Usage
 
 from ..conversation import Message
 

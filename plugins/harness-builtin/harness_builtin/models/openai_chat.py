@@ -14,7 +14,7 @@ import os
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
-from harness_core.parts import FinishReason, Usage
+from harness_core import FinishReason, Usage
 
 from ..conversation import AssistantMessage, Message, ToolResultsMessage, UserMessage
 from .base import (

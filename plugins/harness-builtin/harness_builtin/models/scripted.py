@@ -14,7 +14,7 @@ import json
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from harness_core.parts import FinishReason, Usage
+from harness_core import FinishReason, Usage
 
 from ..conversation import AssistantMessage, TokenEstimator, ToolResultsMessage, UserMessage
 from .base import (

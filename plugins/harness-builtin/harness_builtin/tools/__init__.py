@@ -1,10 +1,10 @@
 """The built-in tools: ``read``, ``write``, ``edit``, ``bash``, ``grep``, ``glob`` and ``ls``.
 
-Each is an ordinary :class:`~harness_core.tools.HarnessTool` made with
-:func:`~harness_core.tools.define_harness_tool` whose ``execute`` works on the workspace of
-its :class:`~harness_core.tools.ToolContext` (``metadata["harness_builtin.workspace"]``, or
+Each is an ordinary :class:`~harness_core.tools.definition.HarnessTool` made with
+:func:`~harness_core.tools.definition.define_harness_tool` whose ``execute`` works on the workspace of
+its :class:`~harness_core.tools.definition.ToolContext` (``metadata["harness_builtin.workspace"]``, or
 the context's sandbox). The built-in harness runs them itself and declares them to the
-core as :class:`~harness_core.tools.BuiltinTool` (see :func:`builtin_declarations`).
+core as :class:`~harness_core.tools.definition.BuiltinTool` (see :func:`builtin_declarations`).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Final
 
-from harness_core.tools import BuiltinTool, HarnessTool, ToolKind, ToolResources
+from harness_core import BuiltinTool, HarnessTool, ToolKind, ToolResources
 
 from ._common import SETTINGS_KEY, WORKSPACE_KEY, ToolError
 from .files import EDIT, READ, WRITE

@@ -5,9 +5,7 @@ from __future__ import annotations
 import errno
 from typing import Any, Final
 
-from harness_core.errors import HarnessError
-from harness_core.sandbox import Sandbox
-from harness_core.tools import ToolContext
+from harness_core import HarnessError, Sandbox, ToolContext
 
 from ..settings import DEFAULT_TOOL_SETTINGS, ToolSettings
 from ..workspace import Workspace

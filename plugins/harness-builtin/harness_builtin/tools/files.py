@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from harness_core.output import sanitize_text
-from harness_core.tools import HarnessTool, ToolContext, ToolResources, define_harness_tool
+from harness_core import (
+    HarnessTool,
+    ToolContext,
+    ToolResources,
+    define_harness_tool,
+    sanitize_text,
+)
 
 from ._common import (
     BINARY_PROBE_BYTES,

@@ -9,8 +9,13 @@ import stat
 from pathlib import Path
 from typing import Any, Final
 
-from harness_core.output import sanitize_text
-from harness_core.tools import HarnessTool, ToolContext, ToolResources, define_harness_tool
+from harness_core import (
+    HarnessTool,
+    ToolContext,
+    ToolResources,
+    define_harness_tool,
+    sanitize_text,
+)
 
 from ..workspace import Workspace
 from ._common import (

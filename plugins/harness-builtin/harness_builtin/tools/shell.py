@@ -4,8 +4,13 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from harness_core.output import ToolOutput
-from harness_core.tools import HarnessTool, ToolContext, ToolResources, define_harness_tool
+from harness_core import (
+    HarnessTool,
+    ToolContext,
+    ToolOutput,
+    ToolResources,
+    define_harness_tool,
+)
 
 from ._common import ToolError, cut_middle, settings_of, workspace_of
 

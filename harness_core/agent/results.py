@@ -1,0 +1,438 @@
+"""Results of a harness turn: :class:`StreamResult` (live) and :class:`GenerateResult` (collected).
+
+A *result slice* is what one ``agent.stream()`` / ``continue_stream()`` call produces: the
+parts from ``start`` to ``finish`` (or ``abort``). A turn that pauses for an approval or a
+client-side tool result ends its slice with finish reason ``awaiting-approval`` or
+``awaiting-tool-result``; the continuation is a new slice of the same turn.
+
+The shapes follow the AI SDK's ``streamText`` / ``generateText`` results: ``text``,
+``tool_calls`` and ``tool_results`` describe the **last step** of the slice (like the AI
+SDK); :attr:`GenerateResult.steps` holds every step, and :attr:`GenerateResult.parts`
+every part.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from types import TracebackType
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import anyio
+import attrs
+
+from harness_core.parts.models import (
+    AbortPart,
+    ErrorPart,
+    FinishPart,
+    FinishReason,
+    FinishStepPart,
+    Part,
+    ReasoningDeltaPart,
+    StartStepPart,
+    TextDeltaPart,
+    ToolApprovalRequestPart,
+    ToolCallPart,
+    ToolErrorPart,
+    ToolOutputDeniedPart,
+    ToolResultPart,
+    Usage,
+)
+
+if TYPE_CHECKING:
+    from harness_core.agent.session import HarnessSession
+
+__all__ = ["GenerateResult", "StepResult", "StreamResult", "collect_parts"]
+
+T = TypeVar("T")
+
+
+@attrs.frozen(kw_only=True)
+class StepResult:
+    """One model step of a result slice (from ``start-step`` to ``finish-step``).
+
+    Attributes:
+        index: 0-based position in the slice.
+        text: the step's assistant text (all text deltas joined).
+        reasoning_text: the step's reasoning text.
+        tool_calls: ``tool-call`` parts (built-in and host).
+        tool_results: final (non-preliminary) ``tool-result`` parts.
+        tool_errors: ``tool-error`` parts.
+        denied: ``tool-output-denied`` parts (execution-denied results).
+        approval_requests: ``tool-approval-request`` parts.
+        finish_reason: the step's finish reason.
+        usage: the step's token usage.
+        parts: every part of the step, in order.
+        tools_context: the tools context map the slice ran with (host-only).
+    """
+
+    index: int
+    text: str
+    reasoning_text: str
+    tool_calls: tuple[ToolCallPart, ...]
+    tool_results: tuple[ToolResultPart, ...]
+    tool_errors: tuple[ToolErrorPart, ...]
+    denied: tuple[ToolOutputDeniedPart, ...]
+    approval_requests: tuple[ToolApprovalRequestPart, ...]
+    finish_reason: FinishReason
+    usage: Usage
+    parts: tuple[Part, ...]
+    tools_context: Mapping[str, Any] = attrs.field(factory=dict)
+
+
+@attrs.frozen(kw_only=True)
+class GenerateResult:
+    """A collected result slice.
+
+    Attributes:
+        text: the last step's text (AI SDK semantics; see :attr:`steps` for the others).
+        reasoning_text: the last step's reasoning text.
+        tool_calls / tool_results / tool_errors: the last step's.
+        steps: every step of the slice.
+        approval_requests: every ``tool-approval-request`` of the slice (the calls waiting
+            for a decision when :attr:`finish_reason` is ``awaiting-approval``).
+        pending_tool_calls: host tool calls of the slice still waiting for a result (the
+            client-side calls when :attr:`finish_reason` is ``awaiting-tool-result``).
+        finish_reason: ``stop``, ``length``, ``error``, ``awaiting-approval``,
+            ``awaiting-tool-result``, ``aborted``...
+        usage: the slice's total token usage (the ``finish`` part's ``total_usage``).
+        error: the message of the last ``error`` part, or ``None``.
+        parts: every part, in order.
+        tools_context: the tools context map the slice ran with (after ``prepare_call``);
+            host-only, never sent to the runtime or written into suspended state.
+    """
+
+    text: str
+    reasoning_text: str
+    tool_calls: tuple[ToolCallPart, ...]
+    tool_results: tuple[ToolResultPart, ...]
+    tool_errors: tuple[ToolErrorPart, ...]
+    steps: tuple[StepResult, ...]
+    approval_requests: tuple[ToolApprovalRequestPart, ...]
+    pending_tool_calls: tuple[ToolCallPart, ...]
+    finish_reason: FinishReason
+    usage: Usage
+    error: str | None
+    parts: tuple[Part, ...]
+    tools_context: Mapping[str, Any] = attrs.field(factory=dict)
+
+    @property
+    def total_usage(self) -> Usage:
+        """Alias of :attr:`usage` (the AI SDK's ``totalUsage``)."""
+        return self.usage
+
+    @property
+    def all_tool_calls(self) -> tuple[ToolCallPart, ...]:
+        """Every ``tool-call`` part of every step."""
+        return tuple(call for step in self.steps for call in step.tool_calls)
+
+    @property
+    def all_tool_results(self) -> tuple[ToolResultPart, ...]:
+        """Every final ``tool-result`` part of every step."""
+        return tuple(result for step in self.steps for result in step.tool_results)
+
+    @property
+    def all_text(self) -> str:
+        """The text of every step, joined in order."""
+        return "".join(step.text for step in self.steps)
+
+
+def _step(index: int, parts: list[Part], tools_context: Mapping[str, Any]) -> StepResult:
+    finish = next((p for p in reversed(parts) if isinstance(p, FinishStepPart)), None)
+    return StepResult(
+        index=index,
+        text="".join(p.text for p in parts if isinstance(p, TextDeltaPart)),
+        reasoning_text="".join(p.text for p in parts if isinstance(p, ReasoningDeltaPart)),
+        tool_calls=tuple(p for p in parts if isinstance(p, ToolCallPart)),
+        tool_results=tuple(p for p in parts if isinstance(p, ToolResultPart) and not p.preliminary),
+        tool_errors=tuple(p for p in parts if isinstance(p, ToolErrorPart)),
+        denied=tuple(p for p in parts if isinstance(p, ToolOutputDeniedPart)),
+        approval_requests=tuple(p for p in parts if isinstance(p, ToolApprovalRequestPart)),
+        finish_reason=finish.finish_reason if finish is not None else "unknown",
+        usage=finish.usage if finish is not None else Usage(),
+        parts=tuple(parts),
+        tools_context=tools_context,
+    )
+
+
+def collect_parts(parts: Sequence[Part], *, tools_context: Mapping[str, Any] | None = None) -> GenerateResult:
+    """Build a :class:`GenerateResult` from the parts of one result slice.
+
+    Steps are delimited by ``start-step`` / ``finish-step`` parts; parts outside any step
+    (``start``, ``finish``, ``abort``, ``error`` after the last step) are only in
+    :attr:`GenerateResult.parts`.
+    """
+    context = dict(tools_context or {})
+    steps: list[StepResult] = []
+    current: list[Part] | None = None
+    for part in parts:
+        if isinstance(part, StartStepPart):
+            if current is not None:
+                steps.append(_step(len(steps), current, context))
+            current = [part]
+        elif isinstance(part, FinishStepPart):
+            (current if current is not None else []).append(part)
+            steps.append(_step(len(steps), current or [part], context))
+            current = None
+        elif current is not None:
+            current.append(part)
+    if current is not None:
+        steps.append(_step(len(steps), current, context))
+    finish = next((p for p in reversed(parts) if isinstance(p, FinishPart)), None)
+    aborted = any(isinstance(p, AbortPart) for p in parts)
+    finish_reason: FinishReason = (
+        "aborted" if aborted else finish.finish_reason if finish is not None else "unknown"
+    )
+    usage = finish.total_usage if finish is not None else sum((s.usage for s in steps), Usage())
+    errors = [p for p in parts if isinstance(p, ErrorPart)]
+    last = steps[-1] if steps else None
+    answered = {
+        p.tool_call_id for p in parts if isinstance(p, ToolResultPart | ToolErrorPart | ToolOutputDeniedPart)
+        and not (isinstance(p, ToolResultPart) and p.preliminary)
+    }
+    asked = {p.tool_call.tool_call_id for p in parts if isinstance(p, ToolApprovalRequestPart)}
+    pending = tuple(
+        p for p in parts
+        if isinstance(p, ToolCallPart) and not p.provider_executed
+        and p.tool_call_id not in answered and p.tool_call_id not in asked
+    ) if finish_reason in ("awaiting-tool-result", "awaiting-approval") else ()
+    return GenerateResult(
+        text=last.text if last else "",
+        reasoning_text=last.reasoning_text if last else "",
+        tool_calls=last.tool_calls if last else (),
+        tool_results=last.tool_results if last else (),
+        tool_errors=last.tool_errors if last else (),
+        steps=tuple(steps),
+        approval_requests=tuple(p for p in parts if isinstance(p, ToolApprovalRequestPart)),
+        pending_tool_calls=pending,
+        finish_reason=finish_reason,
+        usage=usage,
+        error=errors[-1].error if errors else None,
+        parts=tuple(parts),
+        tools_context=context,
+    )
+
+
+class StreamResult:
+    """A live result slice: an async stream of parts plus awaitable summaries.
+
+    Returned by ``agent.stream()`` and ``agent.continue_stream()``. Nothing runs until
+    the result is consumed: iterate :attr:`full_stream` (or :attr:`text_stream`), await
+    one of the summaries (``await result.text``), call :meth:`consume`, or enter it with
+    ``async with``. Parts are buffered, so :attr:`full_stream` can be iterated again
+    afterwards (it replays) and summaries are available after streaming.
+
+    Consume a result from one task. When you stop reading before the end, leave the
+    ``async with`` block or call :meth:`aclose`: an unfinished slice is then aborted
+    (``turn.abort()``, an ``abort`` part, the session back to idle).
+
+    Example::
+
+        async with agent.stream(session=session, prompt="Fix the test") as result:
+            async for part in result.full_stream:
+                print(part.to_json())
+        print(await result.finish_reason)
+    """
+
+    def __init__(
+        self,
+        source: Callable[[StreamResult], AsyncGenerator[Part, None]],
+        *,
+        session: HarnessSession,
+    ) -> None:
+        self._source_factory = source
+        self._source: AsyncGenerator[Part, None] | None = None
+        self._parts: list[Part] = []
+        self._done = False
+        self._lock: anyio.Lock | None = None
+        self._abort_reason: str | None = None
+        self._abort_requested = False
+        self._abort_callbacks: list[Callable[[], None]] = []
+        self._collected: GenerateResult | None = None
+        self._tools_context: Mapping[str, Any] = {}
+        self.session = session
+        """The session this slice belongs to."""
+
+    # -- abort -------------------------------------------------------------------------
+
+    def abort(self, reason: str | None = None) -> None:
+        """Abort the turn: the slice ends with an ``abort`` part, the session goes idle.
+
+        Safe to call at any time from the task (or a task of the same event loop) that
+        consumes the result, including from inside ``async for``; a no-op once the slice
+        has finished.
+        """
+        if self._done or self._abort_requested:
+            return
+        self._abort_requested = True
+        self._abort_reason = reason
+        for callback in list(self._abort_callbacks):
+            callback()
+
+    @property
+    def abort_requested(self) -> bool:
+        """True once :meth:`abort` was called."""
+        return self._abort_requested
+
+    @property
+    def abort_reason(self) -> str | None:
+        """The reason given to :meth:`abort`, if any."""
+        return self._abort_reason
+
+    def on_abort(self, callback: Callable[[], None]) -> Callable[[], None]:
+        """Register ``callback`` to run on :meth:`abort` (the turn runner's hook); returns an unregister function."""
+        self._abort_callbacks.append(callback)
+        if self._abort_requested:
+            callback()
+
+        def remove() -> None:
+            if callback in self._abort_callbacks:
+                self._abort_callbacks.remove(callback)
+
+        return remove
+
+    def bind_tools_context(self, tools_context: Mapping[str, Any]) -> None:
+        """Record the tools context in effect for this slice (set once, when the slice starts)."""
+        self._tools_context = tools_context
+
+    # -- streaming ---------------------------------------------------------------------
+
+    async def _part_at(self, index: int) -> Part | None:
+        while index >= len(self._parts):
+            if self._done:
+                return None
+            if self._lock is None:
+                self._lock = anyio.Lock()
+            async with self._lock:
+                if index < len(self._parts) or self._done:
+                    continue
+                if self._source is None:
+                    self._source = self._source_factory(self)
+                try:
+                    part = await self._source.__anext__()
+                except StopAsyncIteration:
+                    self._done = True
+                    continue
+                self._parts.append(part)
+        return self._parts[index]
+
+    async def _iterate(self) -> AsyncGenerator[Part, None]:
+        index = 0
+        while True:
+            part = await self._part_at(index)
+            if part is None:
+                return
+            yield part
+            index += 1
+
+    @property
+    def full_stream(self) -> AsyncIterator[Part]:
+        """Every part of the slice, in order: ``start``, ``start-step``, ..., ``finish``.
+
+        A paused slice ends with ``finish`` whose reason is ``awaiting-approval`` or
+        ``awaiting-tool-result``; an aborted one with ``abort``.
+        """
+        return self._iterate()
+
+    @property
+    def text_stream(self) -> AsyncIterator[str]:
+        """The assistant text deltas only."""
+
+        async def texts() -> AsyncGenerator[str, None]:
+            async for part in self._iterate():
+                if isinstance(part, TextDeltaPart):
+                    yield part.text
+
+        return texts()
+
+    @property
+    def parts(self) -> tuple[Part, ...]:
+        """The parts received so far (all of them once the slice has finished)."""
+        return tuple(self._parts)
+
+    @property
+    def done(self) -> bool:
+        """True once the slice has finished (its last part was produced)."""
+        return self._done
+
+    async def consume(self) -> GenerateResult:
+        """Run the slice to its end and return the collected :class:`GenerateResult`."""
+        index = 0
+        while await self._part_at(index) is not None:
+            index += 1
+        if self._collected is None:
+            self._collected = collect_parts(self._parts, tools_context=self._tools_context)
+        return self._collected
+
+    async def aclose(self) -> None:
+        """Finish the slice now: abort it if it has not finished, and release its resources."""
+        if not self._done and self._source is not None:
+            self.abort("the result was closed before the end of the stream")
+            await self.consume()
+        if self._source is not None:
+            await self._source.aclose()
+
+    async def __aenter__(self) -> StreamResult:
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.aclose()
+
+    # -- awaitable summaries ------------------------------------------------------------
+
+    async def _get(self, getter: Callable[[GenerateResult], T]) -> T:
+        return getter(await self.consume())
+
+    @property
+    def text(self) -> Awaitable[str]:
+        """Await: the last step's text."""
+        return self._get(lambda r: r.text)
+
+    @property
+    def reasoning_text(self) -> Awaitable[str]:
+        """Await: the last step's reasoning text."""
+        return self._get(lambda r: r.reasoning_text)
+
+    @property
+    def tool_calls(self) -> Awaitable[tuple[ToolCallPart, ...]]:
+        """Await: the last step's tool calls."""
+        return self._get(lambda r: r.tool_calls)
+
+    @property
+    def tool_results(self) -> Awaitable[tuple[ToolResultPart, ...]]:
+        """Await: the last step's final tool results."""
+        return self._get(lambda r: r.tool_results)
+
+    @property
+    def steps(self) -> Awaitable[tuple[StepResult, ...]]:
+        """Await: every step of the slice."""
+        return self._get(lambda r: r.steps)
+
+    @property
+    def usage(self) -> Awaitable[Usage]:
+        """Await: the slice's total usage."""
+        return self._get(lambda r: r.usage)
+
+    @property
+    def total_usage(self) -> Awaitable[Usage]:
+        """Await: alias of :attr:`usage`."""
+        return self._get(lambda r: r.usage)
+
+    @property
+    def finish_reason(self) -> Awaitable[FinishReason]:
+        """Await: why the slice ended."""
+        return self._get(lambda r: r.finish_reason)
+
+    @property
+    def approval_requests(self) -> Awaitable[tuple[ToolApprovalRequestPart, ...]]:
+        """Await: the slice's ``tool-approval-request`` parts."""
+        return self._get(lambda r: r.approval_requests)
+
+    @property
+    def pending_tool_calls(self) -> Awaitable[tuple[ToolCallPart, ...]]:
+        """Await: host tool calls still waiting for a result when the slice paused."""
+        return self._get(lambda r: r.pending_tool_calls)
+
+    def __repr__(self) -> str:
+        return f"<StreamResult session={self.session.session_id!r} parts={len(self._parts)} done={self._done}>"

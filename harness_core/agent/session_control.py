@@ -1,0 +1,57 @@
+"""The mutable turn state of one session, shared by the session, the agent and the runner.
+
+:class:`~harness_core.agent.session.HarnessSession` owns one :class:`SessionControl` and
+exposes it read-only through its properties; the agent and the turn runner receive it
+explicitly (composition, no private members). Nothing else should write to it.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+import attrs
+
+from harness_core.adapter import AdapterSession
+from harness_core.agent.call_settings import CallSettings
+from harness_core.agent.turn_record import TurnRecord
+from harness_core.agent.turn_state import TurnState
+
+__all__ = ["ActiveSlice", "SessionControl"]
+
+
+class ActiveSlice(Protocol):
+    """What the session needs of the result slice being streamed (a ``StreamResult``)."""
+
+    @property
+    def done(self) -> bool: ...
+
+    def abort(self, reason: str | None = None) -> None: ...
+
+
+@attrs.define(kw_only=True)
+class SessionControl:
+    """Live state of one session.
+
+    Attributes:
+        adapter_session: the adapter's session.
+        settings: the session's call settings (frozen).
+        state: the turn state.
+        turn: the unfinished turn, or ``None``.
+        active: the result slice being streamed, or ``None``.
+        closed: ``"stopped"`` or ``"destroyed"`` once closed, else ``None``.
+        violations: adapter contract violations seen in this session (see
+            :mod:`harness_core.agent.emitter`).
+    """
+
+    adapter_session: AdapterSession
+    settings: CallSettings
+    state: TurnState = TurnState.IDLE
+    turn: TurnRecord | None = None
+    active: ActiveSlice | None = None
+    closed: str | None = None
+    violations: list[str] = attrs.field(factory=list)
+
+    def end_turn(self) -> None:
+        """The turn is over (finished, failed or aborted): the session is idle again."""
+        self.turn = None
+        self.state = TurnState.IDLE

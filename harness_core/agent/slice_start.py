@@ -1,0 +1,184 @@
+"""Starting a result slice: answer checks, ``prepare_call``, and the part producer.
+
+:func:`start_slice` builds the :class:`~harness_core.agent.results.StreamResult` that
+``stream()`` / ``continue_stream()`` / ``compact()`` return; nothing runs until it is
+consumed. The producer checks the session state again (a result may be consumed long after
+it was created), runs ``prepare_call``, and drives one
+:class:`~harness_core.agent.runner.TurnRunner`.
+"""
+
+from __future__ import annotations
+
+import inspect
+import math
+from collections.abc import AsyncGenerator, Mapping, Sequence
+from typing import Any
+
+import anyio
+
+from harness_core.adapter import PromptRequest
+from harness_core.agent.answers import ApprovalResponse, ToolResultContinuation
+from harness_core.agent.config import AgentConfig
+from harness_core.agent.emitter import StreamEmitter
+from harness_core.agent.prepare import PrepareCallOptions
+from harness_core.agent.results import StreamResult
+from harness_core.agent.runner import Mode, SliceRequest, TurnRunner
+from harness_core.agent.session import HarnessSession
+from harness_core.agent.session_opening import host_tool_specs
+from harness_core.errors import HarnessConfigurationError, TurnStateError
+from harness_core.parts.models import Part
+
+__all__ = ["check_answers", "start_slice"]
+
+
+def check_answers(session: HarnessSession, approvals: Sequence[ApprovalResponse],
+                  results: Sequence[ToolResultContinuation]) -> None:
+    """Refuse answers that are empty, duplicated, or not pending in ``session``'s paused turn.
+
+    Raises:
+        ValueError: nothing to continue with, or an id answered twice.
+        TurnStateError: an id that is not pending, or a result for a call still awaiting approval.
+    """
+    turn = session.control.turn
+    if turn is None:
+        raise TurnStateError(f"session {session.session_id!r} has no paused turn to continue")
+    if not approvals and not results:
+        raise ValueError(
+            "nothing to continue with: pass tool_result_continuations and/or approval_responses "
+            f"(pending approvals: {', '.join(turn.pending_approvals) or 'none'}; pending tool calls: "
+            f"{', '.join(turn.pending_results) or 'none'})"
+        )
+    seen: set[str] = set()
+    for response in approvals:
+        if response.approval_id in seen:
+            raise ValueError(f"approval id {response.approval_id!r} is answered twice")
+        seen.add(response.approval_id)
+        if response.approval_id not in turn.pending_approvals:
+            raise TurnStateError(
+                f"approval id {response.approval_id!r} is not pending in session {session.session_id!r} "
+                f"(pending approvals: {', '.join(turn.pending_approvals) or 'none'})"
+            )
+    awaiting_approval = {p.tool_call_id: a for a, p in turn.pending_approvals.items()}
+    for continuation in results:
+        if continuation.tool_call_id in seen:
+            raise ValueError(f"tool call {continuation.tool_call_id!r} has two results")
+        seen.add(continuation.tool_call_id)
+        if continuation.tool_call_id in awaiting_approval:
+            raise TurnStateError(
+                f"tool call {continuation.tool_call_id!r} still waits for its approval "
+                f"({awaiting_approval[continuation.tool_call_id]!r}); answer the approval first"
+            )
+        if continuation.tool_call_id not in turn.pending_results:
+            raise TurnStateError(
+                f"tool call {continuation.tool_call_id!r} is not waiting for a result in session "
+                f"{session.session_id!r} (pending tool calls: {', '.join(turn.pending_results) or 'none'})"
+            )
+
+
+async def _contexts_for(config: AgentConfig, session: HarnessSession, prompt: str | None,
+                        options: Mapping[str, Any]) -> Mapping[str, Any]:
+    contexts: Mapping[str, Any] = session.tools_context
+    prepare = config.prepare_call
+    if prepare is None:
+        return contexts
+    prepared = prepare(PrepareCallOptions(session=session, prompt=prompt, options=options, tools_context=contexts))
+    if inspect.isawaitable(prepared):
+        prepared = await prepared
+    if prepared is None:
+        return contexts
+    if not isinstance(prepared, Mapping):
+        raise TypeError(f"prepare_call must return a tools context mapping or None, got {type(prepared).__name__}")
+    context_tools = config.context_tools()
+    for key in prepared:
+        if key not in context_tools:
+            raise HarnessConfigurationError(
+                f"prepare_call returned a context for {key!r}, but no host tool named {key!r} declares a "
+                f"context_schema (tools taking a context: {', '.join(sorted(context_tools)) or 'none'})"
+            )
+    return dict(prepared)
+
+
+def start_slice(
+    config: AgentConfig,
+    session: HarnessSession,
+    mode: Mode,
+    *,
+    prompt: str | None = None,
+    approvals: Sequence[ApprovalResponse] = (),
+    results: Sequence[ToolResultContinuation] = (),
+    options: Mapping[str, Any] | None = None,
+    abort_signal: anyio.Event | None = None,
+) -> StreamResult:
+    """The :class:`StreamResult` of one slice (see the module docs).
+
+    Raises:
+        TypeError: ``options`` is not a mapping, or ``abort_signal`` not an :class:`anyio.Event`.
+    """
+    if options is not None and not isinstance(options, Mapping):
+        raise TypeError(f"options must be a mapping, got {type(options).__name__}")
+    if abort_signal is not None and not isinstance(abort_signal, anyio.Event):
+        raise TypeError(f"abort_signal must be an anyio.Event, got {type(abort_signal).__name__}")
+    call_options = dict(options or {})
+
+    def source(result: StreamResult) -> AsyncGenerator[Part, None]:
+        return _produce(config, result, session, mode, prompt=prompt, approvals=approvals, results=results,
+                        options=call_options, abort_signal=abort_signal)
+
+    return StreamResult(source, session=session)
+
+
+async def _produce(
+    config: AgentConfig,
+    result: StreamResult,
+    session: HarnessSession,
+    mode: Mode,
+    *,
+    prompt: str | None,
+    approvals: Sequence[ApprovalResponse],
+    results: Sequence[ToolResultContinuation],
+    options: Mapping[str, Any],
+    abort_signal: anyio.Event | None,
+) -> AsyncGenerator[Part, None]:
+    control = session.control
+    if mode == "continue":
+        session.check_can_continue()
+        check_answers(session, approvals, results)
+    else:
+        session.check_can_prompt()
+    control.active = result
+    try:
+        contexts = await _contexts_for(config, session, prompt, options)
+        result.bind_tools_context(contexts)
+        compact_turn = await control.adapter_session.compact() if mode == "compact" else None
+    except BaseException:
+        control.active = None
+        raise
+    prompt_request = None
+    if mode == "prompt":
+        assert prompt is not None
+        prompt_request = PromptRequest(prompt=prompt, host_tools=host_tool_specs(config, control.settings.inactive),
+                                       instructions=config.instructions)
+    request = SliceRequest(mode, prompt=prompt_request, approvals=approvals, results=results,
+                           tools_context=contexts, compact_turn=compact_turn)
+    send, receive = anyio.create_memory_object_stream[Part](math.inf)
+    emitter = StreamEmitter(send, harness_id=config.harness_id, builtins=config.builtins,
+                            on_violation=control.violations.append)
+    runner = TurnRunner(control, request, emitter, host_tools=config.host_tools, on_abort=result.on_abort,
+                        abort_reason=lambda: result.abort_reason)
+
+    async def drive() -> None:
+        async with anyio.create_task_group() as inner:
+            if abort_signal is not None:
+                async def watch() -> None:
+                    await abort_signal.wait()
+                    result.abort("abort_signal was set")
+
+                inner.start_soon(watch)
+            await runner.run()
+            inner.cancel_scope.cancel()
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(drive)
+        async with receive:
+            async for part in receive:
+                yield part
