@@ -19,12 +19,13 @@ The agent reports a call with ``tool_call`` and then ``tool_call_update`` payloa
 from __future__ import annotations
 
 import json
+import time
 from collections.abc import Mapping
 from typing import Any, Final
 
 import attrs
 
-from harness_core.parts import FILE_CHANGE_TOOL, Part, ToolCallPart, ToolErrorPart, ToolResultPart
+from harness_core import FILE_CHANGE_TOOL, Part, ToolCallPart, ToolErrorPart, ToolResultPart
 
 from ._tools import ToolIdentity, identify, normalized_input
 
@@ -50,9 +51,13 @@ class _Call:
     finished: bool = False
     matched: bool = False
     frozen_input: dict[str, Any] | None = None
+    frozen_identity: ToolIdentity | None = None
 
     def identity(self) -> ToolIdentity:
-        return identify(self.kind, self.title, self.raw_input)
+        """The identity, fixed at its first use so the call and its result carry the same name."""
+        if self.frozen_identity is None:
+            self.frozen_identity = identify(self.kind, self.title, self.raw_input)
+        return self.frozen_identity
 
     def tool_input(self) -> dict[str, Any]:
         """The input, fixed at its first use so the call and its result carry the same one."""
@@ -93,12 +98,19 @@ class CallTracker:
     Args:
         hold_pending: hold back ``pending`` calls (built-in approvals are on and the agent
             may still ask for permission).
-        is_host: tells whether a merged call (kind, title, raw input) belongs to the relay
-            MCP server.
+        hold_until_final: hold back every call until a permission request claims it or it
+            ends (the agent asks about every call, but may report it running first: pi-acp).
+        hold_seconds: otherwise, how long a call reported running is held back for a
+            permission request that may follow (:meth:`release_due` lets it go).
+        host_server: the relay MCP server's name (its calls are the core's to report).
     """
 
-    def __init__(self, *, hold_pending: bool, host_server: str) -> None:
+    def __init__(self, *, hold_pending: bool, host_server: str, hold_until_final: bool = False,
+                 hold_seconds: float = 0.0) -> None:
         self._hold = hold_pending
+        self._hold_all = hold_pending and hold_until_final
+        self._hold_seconds = hold_seconds if hold_pending else 0.0
+        self._held_until: dict[str, float] = {}
         self._host_server = host_server
         self._calls: dict[str, _Call] = {}
 
@@ -181,16 +193,44 @@ class CallTracker:
         if call.routed == "host" or call.finished:
             return []
         parts: list[Part] = []
-        held = self._hold and call.status == "pending" and call.routed is None
+        held = self._hold and call.routed is None and (
+            call.status == "pending" or (self._hold_all and call.status not in _FINAL))
+        if not held and not call.emitted and call.routed is None and call.status not in _FINAL and self._hold_seconds:
+            until = self._held_until.setdefault(call.call_id, time.monotonic() + self._hold_seconds)
+            held = time.monotonic() < until
         if not call.emitted and call.routed is None and not held:
             parts.append(self._call_part(call))
             call.emitted = True
         if call.status in _FINAL:
             call.finished = True
             if not call.denied:
-                if not held:
-                    parts.append(self._result_part(call))
+                if call.routed is None and not call.emitted:  # it ended without being asked about
+                    parts.append(self._call_part(call))
+                    call.emitted = True
+                parts.append(self._result_part(call))
                 parts.extend(self._changes(call))
+        return parts
+
+    def next_release(self) -> float | None:
+        """When the next call held back for a possible permission request is due (monotonic), or ``None``."""
+        due = [until for call_id, until in self._held_until.items() if self._still_held(call_id)]
+        return min(due) if due else None
+
+    def _still_held(self, call_id: str) -> bool:
+        call = self._calls.get(call_id)
+        return call is not None and not call.emitted and call.routed is None and not call.finished
+
+    def release_due(self, now: float) -> list[Part]:
+        """``tool-call`` parts of held calls no permission request claimed in time."""
+        parts: list[Part] = []
+        for call_id, until in list(self._held_until.items()):
+            if not self._still_held(call_id):
+                del self._held_until[call_id]
+            elif until <= now:
+                del self._held_until[call_id]
+                call = self._calls[call_id]
+                parts.append(self._call_part(call))
+                call.emitted = True
         return parts
 
     def flush(self) -> list[Part]:

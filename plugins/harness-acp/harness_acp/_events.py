@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import attrs
 
-from harness_core.parts import Part
+from harness_core import Part
 
 __all__ = ["AcpEvent"]
 

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from typing import Any, Final
 
-from harness_core import ProjectionContext
-from harness_core.parts import (
+from harness_core import (
     Part,
+    ProjectionContext,
     RawPart,
     ReasoningDeltaPart,
     ReasoningEndPart,

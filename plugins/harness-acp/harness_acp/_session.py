@@ -324,7 +324,9 @@ class AcpSession:
             self._host_tools = tuple(request.host_tools)
         profile = self._settings.profile
         asks = profile.can_ask(self._writes_config) if profile is not None else True
-        turn = AcpTurn(self, hold_pending=self.builtin_approvals and asks)
+        # pi's approval extension asks about every call, sometimes after pi-acp reported it running
+        every = profile is not None and not profile.asks_permission and asks
+        turn = AcpTurn(self, hold_pending=self.builtin_approvals and asks, hold_until_final=every)
         self._turn = turn
         if self._process is None or not self._process.running:
             await self._kill()

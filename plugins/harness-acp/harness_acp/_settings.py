@@ -12,7 +12,9 @@ import attrs
 from harness_core import (
     HarnessCapabilityUnsupportedError,
     HarnessConfigurationError,
+    McpHttpServer,
     PermissionMode,
+    parse_mcp_servers,
 )
 
 from ._profiles import PROFILES, AgentProfile
@@ -59,45 +61,20 @@ def _string_list(value: object, where: str) -> list[str]:
 
 
 def check_mcp_servers(value: object) -> dict[str, dict[str, Any]]:
-    """Validate ``mcp_servers={name: {"command", "args", "env", "cwd"}}`` or ``{"type": "http", "url", "headers"}``.
+    """Validate ``mcp_servers`` with the core's :func:`~harness_core.parse_mcp_servers` (stdio:
+    ``{"command", "args", "env", "cwd"}``; HTTP: ``{"type": "http", "url", "headers"}``).
 
-    Returns normalized plain mappings. Raises :class:`HarnessConfigurationError` naming the
-    server and the field; ``env`` and ``headers`` values are never echoed.
+    Returns plain mappings (``type`` ``stdio`` or ``http``). Raises
+    :class:`HarnessConfigurationError` naming the server and the field; ``env`` and
+    ``headers`` values are never echoed.
     """
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        raise _fail("mcp_servers", "expected a mapping of server name to config")
     servers: dict[str, dict[str, Any]] = {}
-    for name, config in value.items():
-        if not isinstance(name, str) or not name:
-            raise _fail("mcp_servers", f"server names must be non-empty strings, got {name!r}")
-        where = f"acp(mcp_servers={{{name!r}: ...}})"
-        if name == HOST_SERVER:
-            raise HarnessConfigurationError(f"{where}: the name {HOST_SERVER!r} is reserved for host tools")
-        if not isinstance(config, Mapping):
-            raise HarnessConfigurationError(f"{where}: expected a config mapping")
-        kind = config.get("type", "stdio")
-        if kind == "stdio":
-            command = config.get("command")
-            if not isinstance(command, str) or not command:
-                raise HarnessConfigurationError(f"{where}: field 'command' must be a non-empty string")
-            cwd = config.get("cwd")
-            if cwd is not None and not isinstance(cwd, str | os.PathLike):
-                raise HarnessConfigurationError(f"{where}: field 'cwd' must be a path")
-            servers[name] = {
-                "type": "stdio", "command": command, "args": _string_list(config.get("args"), f"{where} field 'args'"),
-                "env": _str_mapping(config.get("env"), f"mcp_servers[{name!r}].env"),
-                "cwd": str(cwd) if cwd is not None else None,
-            }
-        elif kind == "http":
-            url = config.get("url")
-            if not isinstance(url, str) or not url.startswith(("http://", "https://")):
-                raise HarnessConfigurationError(f"{where}: field 'url' must be an http(s) URL")
-            servers[name] = {"type": "http", "url": url,
-                             "headers": _str_mapping(config.get("headers"), f"mcp_servers[{name!r}].headers")}
+    for name, config in parse_mcp_servers(value, where="acp(mcp_servers=...)").items():
+        if isinstance(config, McpHttpServer):
+            servers[name] = {"type": "http", "url": config.url, "headers": dict(config.headers)}
         else:
-            raise HarnessConfigurationError(f"{where}: field 'type' must be 'stdio' or 'http', got {kind!r}")
+            servers[name] = {"type": "stdio", "command": config.command, "args": list(config.args),
+                             "env": dict(config.env), "cwd": config.cwd}
     return servers
 
 

@@ -19,6 +19,7 @@ __all__ = ["ToolIdentity", "identify", "normalized_input", "to_tool_call"]
 HARNESS_ID: Final = "acp"
 _GLOB: Final = re.compile(r"[*?\[]")
 _SAFE_NAME: Final = re.compile(r"[^A-Za-z0-9_-]+")
+_QUOTED_TOOL: Final = re.compile(r'tool "([^"]+)"')
 _BOOKKEEPING: Final = frozenset({"call_id", "turn_id", "process_id", "started_at_ms", "completed_at_ms", "source"})
 """Keys agents put in ``rawInput`` for their own bookkeeping (Codex's ids and timestamps)."""
 
@@ -66,10 +67,39 @@ def _looks_like_glob(raw: Mapping[str, Any], title: str) -> bool:
     return lowered.startswith(("glob", "find ", "list files"))
 
 
+def mcp_call(raw_input: object) -> tuple[str, str, dict[str, Any]] | None:
+    """``(server, tool, arguments)`` when ``rawInput`` describes an MCP tool call, else ``None``.
+
+    Shapes (codex-acp 0.16): the call ``{"server", "tool", "arguments"}`` and its approval
+    request ``{"server_name", "request": {"_meta": {"tool_params"}, "message": "... tool \"x\"?"}}``.
+    """
+    if not isinstance(raw_input, Mapping):
+        return None
+    server, tool = raw_input.get("server"), raw_input.get("tool")
+    if isinstance(server, str) and isinstance(tool, str):
+        arguments = raw_input.get("arguments")
+        return server, tool, dict(arguments) if isinstance(arguments, Mapping) else {}
+    server = raw_input.get("server_name")
+    request = raw_input.get("request")
+    if isinstance(server, str) and isinstance(request, Mapping):
+        raw_meta = request.get("_meta")
+        meta: Mapping[str, Any] = raw_meta if isinstance(raw_meta, Mapping) else {}
+        found = _QUOTED_TOOL.search(str(request.get("message", "")))
+        if found is not None:
+            params = meta.get("tool_params")
+            return server, found.group(1), dict(params) if isinstance(params, Mapping) else {}
+    return None
+
+
 def identify(kind: str | None, title: str | None, raw_input: object = None) -> ToolIdentity:
-    """Classify a tool call by its ACP ``kind`` (see :mod:`harness_acp._builtins`)."""
+    """Classify a tool call by its ACP ``kind`` (see :mod:`harness_acp._builtins`); MCP calls
+    of the agent's own servers are ``mcp__<server>__<tool>`` (dynamic)."""
     title = title or (kind or "tool")
     raw = raw_input if isinstance(raw_input, Mapping) else {}
+    mcp = mcp_call(raw)
+    if mcp is not None:
+        name = f"mcp__{mcp[0]}__{mcp[1]}"
+        return ToolIdentity(name, None, name, title, kind)
     builtin = BY_KIND.get(kind or "")
     if kind == "search" and _looks_like_glob(raw, title):
         builtin = BY_NAME["glob"]
@@ -100,6 +130,9 @@ def normalized_input(identity: ToolIdentity, raw_input: object, locations: Seque
     data: dict[str, Any] = (
         {k: v for k, v in raw_input.items() if k not in _BOOKKEEPING} if isinstance(raw_input, Mapping) else {}
     )
+    mcp = mcp_call(raw_input)
+    if mcp is not None:
+        return mcp[2]
     if identity.kind == "execute":
         command = _command_text(data.get("command")) or (identity.title if identity.title != identity.kind else None)
         result: dict[str, Any] = {"command": command} if command is not None else {}

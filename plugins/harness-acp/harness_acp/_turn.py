@@ -16,6 +16,7 @@ import asyncio
 import collections
 import itertools
 import math
+import time
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any, Final
 
@@ -25,12 +26,13 @@ import attrs
 from harness_core import (
     AwaitingAnswers,
     BuiltinApprovalRequest,
+    FinishReason,
     HostToolCall,
     ToolCall,
     ToolOutput,
     TurnEnd,
+    Usage,
 )
-from harness_core.parts import FinishReason, Usage
 
 from ._calls import CallTracker, file_change_parts
 from ._events import AcpEvent
@@ -43,6 +45,11 @@ __all__ = ["DEFAULT_DENIAL", "SETTLE_SECONDS", "AcpTurn"]
 
 SETTLE_SECONDS: Final = 0.2
 """How long the turn waits for more requests before telling the host it is blocked."""
+
+HOLD_SECONDS: Final = 1.0
+"""While built-in approvals are on, how long a call the agent reports running waits for a
+permission request about it (codex-acp may send the two in either order) before its
+``tool-call`` part goes out."""
 
 DEFAULT_DENIAL: Final = "The host denied this tool call."
 
@@ -96,16 +103,17 @@ def permission_response(options: list[Any], approved: bool, *, cancelled: bool =
 class AcpTurn:
     """A running ACP turn (see the module docstring)."""
 
-    def __init__(self, session: AcpSession, *, hold_pending: bool) -> None:
+    def __init__(self, session: AcpSession, *, hold_pending: bool, hold_until_final: bool = False) -> None:
         self._session = session
-        self.tracker = CallTracker(hold_pending=hold_pending, host_server=session.host_server)
+        self.tracker = CallTracker(hold_pending=hold_pending, host_server=session.host_server,
+                                   hold_until_final=hold_until_final, hold_seconds=HOLD_SECONDS)
         self._send, self._recv = anyio.create_memory_object_stream[tuple[str, Any]](math.inf)
         self._outbox: collections.deque[object] = collections.deque()
         self._approvals: dict[str, _Waiter] = {}
         self._host_waiters: dict[str, _Waiter] = {}
         self._denials: list[tuple[str, str]] = []
         self._task: asyncio.Task[None] | None = None
-        self._awaiting_due = False
+        self._settle_at: float | None = None
         self._usage = Usage()
         self.finished = False
         self.ended = False
@@ -260,17 +268,23 @@ class AcpTurn:
             if self.finished:
                 return
             item: tuple[str, Any] | None = None
-            if self._awaiting_due:
-                with anyio.move_on_after(SETTLE_SECONDS):
+            deadlines = [d for d in (self._settle_at, self.tracker.next_release()) if d is not None]
+            if deadlines:
+                with anyio.move_on_after(max(0.0, min(deadlines) - time.monotonic())):
                     item = await self._recv.receive()
-                if item is None:
-                    self._awaiting_due = False
-                    if self.waiting:
-                        self._outbox.append(AwaitingAnswers())
-                    continue
             else:
                 item = await self._recv.receive()
-            self._handle(*item)
+            if item is not None:
+                self._handle(*item)
+                continue
+            now = time.monotonic()
+            released = self.tracker.release_due(now)
+            if released:
+                self._outbox.append(AcpEvent(parts=tuple(released)))
+            if self._settle_at is not None and now >= self._settle_at:
+                self._settle_at = None
+                if self.waiting:
+                    self._outbox.append(AwaitingAnswers())
 
     def _handle(self, kind: str, payload: Any) -> None:
         if kind == "update":
@@ -286,7 +300,7 @@ class AcpTurn:
                 return
             self._outbox.append(AcpEvent(update=payload))
         elif kind == "control":
-            self._awaiting_due = True
+            self._settle_at = time.monotonic() + SETTLE_SECONDS
             self._outbox.append(payload)
         elif kind == "file":
             path, change = payload

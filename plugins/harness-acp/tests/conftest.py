@@ -50,3 +50,21 @@ def pi_acp(tmp_path: Path) -> Any:
         return acp(agent="pi-acp", base_url=server.openai_base_url, model="fake-model", home=home, **settings)
 
     return make
+
+
+@pytest.fixture(autouse=True)
+def no_contract_violations(monkeypatch: pytest.MonkeyPatch) -> Any:
+    """Every session a test closes must have kept the part contract (docs/adapters.md)."""
+    from harness_core import HarnessSession
+
+    seen: list[str] = []
+    for name in ("destroy", "stop"):
+        original = getattr(HarnessSession, name)
+
+        def wrapped(self: Any, *args: Any, _original: Any = original, **kwargs: Any) -> Any:
+            seen.extend(self.contract_violations)
+            return _original(self, *args, **kwargs)
+
+        monkeypatch.setattr(HarnessSession, name, wrapped)
+    yield
+    assert not seen, f"the adapter broke the part contract: {seen}"

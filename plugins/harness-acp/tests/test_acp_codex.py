@@ -13,11 +13,12 @@ import anyio
 import pytest
 from harness_acp.testing import eventually, group_gone, processes_with
 
-from harness_core import HarnessAgent, LocalSandbox
-from harness_core.parts import (
+from harness_core import (
     FILE_CHANGE_TOOL,
     AbortPart,
     ErrorPart,
+    HarnessAgent,
+    LocalSandbox,
     ReasoningDeltaPart,
     ToolApprovalRequestPart,
     ToolCallPart,

@@ -14,8 +14,7 @@ from pathlib import Path
 import pytest
 from harness_acp import acp
 
-from harness_core import HarnessAgent, LocalSandbox
-from harness_core.parts import FILE_CHANGE_TOOL, ToolCallPart, ToolResultPart
+from harness_core import FILE_CHANGE_TOOL, HarnessAgent, LocalSandbox, ToolCallPart, ToolResultPart
 from harness_core.testing.conformance import check_stream_shape
 
 pytestmark = [pytest.mark.anyio, pytest.mark.requires_runtime("acp")]

@@ -9,13 +9,15 @@ import anyio
 import pytest
 
 from harness_core import (
+    FILE_CHANGE_TOOL,
     HarnessAgent,
     HarnessCapabilityUnsupportedError,
     HarnessConfigurationError,
     LocalSandbox,
+    ToolCallPart,
+    ToolResultPart,
     define_harness_tool,
 )
-from harness_core.parts import FILE_CHANGE_TOOL, ToolCallPart, ToolResultPart
 from harness_core.testing import ModelTurn, ScriptedModelServer, ToolCallSpec
 from harness_core.testing.conformance import check_stream_shape
 

@@ -38,10 +38,10 @@ def test_defaults_to_codex_acp_and_takes_any_command() -> None:
     ({"command": []}, "acp(command=...)"),
     ({"env": {"A": 1}}, "bad keys: 'A'"),
     ({"command": ["x"], "base_url": "http://127.0.0.1:1"}, "acp(base_url=...)"),
-    ({"mcp_servers": {"harness": {"command": "x"}}}, "reserved for host tools"),
-    ({"mcp_servers": {"calc": {"args": []}}}, "mcp_servers={'calc': ...}): field 'command'"),
-    ({"mcp_servers": {"web": {"type": "http", "url": "ftp://x"}}}, "mcp_servers={'web': ...}): field 'url'"),
-    ({"mcp_servers": {"web": {"type": "ws"}}}, "field 'type'"),
+    ({"mcp_servers": {"harness": {"command": "x"}}}, "reserved for the host tools"),
+    ({"mcp_servers": {"calc": {"args": []}}}, "acp(mcp_servers=...)['calc']: a stdio server needs"),
+    ({"mcp_servers": {"web": {"type": "http", "url": "ftp://x"}}}, "acp(mcp_servers=...)['web']: an http server"),
+    ({"mcp_servers": {"web": {"type": "ws"}}}, "unknown server type 'ws'"),
     ({"cancel_timeout": 0}, "acp(cancel_timeout=...)"),
 ])
 def test_bad_settings_name_the_setting(settings: dict[str, Any], message: str) -> None:
