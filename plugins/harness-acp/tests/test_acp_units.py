@@ -157,3 +157,25 @@ def test_projection_of_text_thoughts_plans_and_other_content() -> None:
     plan = parts[-1].raw_value
     assert plan["type"] == "plan" and plan["entries"][0]["content"] == "step one"
     assert plan["entries"][0]["status"] == "in_progress"
+
+
+def test_a_running_call_waits_briefly_for_a_permission_request_then_goes_out() -> None:
+    tracker = CallTracker(hold_pending=True, host_server="harness", hold_seconds=0.5)
+    assert tracker.on_update(_Update(tool_call_id="m1", title="Tool: calc/mul", status="in_progress",
+                                     raw_input={"server": "calc", "tool": "mul", "arguments": {"a": 1}})) == []
+    # the permission request that follows claims it: the core reports the call
+    call_id, identity, tool_input = tracker.claim_for_approval(_Update(
+        tool_call_id="m1", title="Approve MCP tool call",
+        raw_input={"server_name": "calc", "request": {"message": 'Allow the calc MCP server to run tool "mul"?',
+                                                      "_meta": {"tool_params": {"a": 1}}}}))
+    assert (identity.tool_name, tool_input) == ("mcp__calc__mul", {"a": 1})
+    assert tracker.next_release() is None
+    (final,) = tracker.on_update(_Update(tool_call_id="m1", status="completed", raw_output={"output": "1"}))
+    assert final.tool_name == "mcp__calc__mul"
+    # a call nobody asks about is released once its window passed
+    assert tracker.on_update(_Update(tool_call_id="x1", kind="execute", title="ls", status="in_progress")) == []
+    due = tracker.next_release()
+    assert due is not None and tracker.release_due(due - 0.1) == []
+    (call,) = tracker.release_due(due)
+    assert call.type == "tool-call" and call.tool_name == "bash"
+    assert [p.type for p in tracker.on_update(_Update(tool_call_id="x1", status="completed"))] == ["tool-result"]
