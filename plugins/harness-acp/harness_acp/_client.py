@@ -8,7 +8,6 @@ Implements the SDK's ``Client`` protocol: ``session/update`` notifications and
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Any, Protocol
 
 from ._fs import WorkspaceFiles
@@ -96,5 +95,3 @@ class AcpClient:
     def on_connect(self, conn: Any) -> None:
         """Nothing to do."""
 
-
-Handler = Callable[..., Awaitable[Any]]

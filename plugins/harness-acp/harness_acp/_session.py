@@ -16,7 +16,6 @@ import contextlib
 import os
 import shutil
 import tempfile
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Final
 
@@ -117,6 +116,8 @@ class AcpSession:
         self._turn: AcpTurn | None = None
         self._destroyed = False
         self._first_prompt = True
+        self._loading = False
+        self._watcher: asyncio.Future[None] | None = None
         self.runtime_error: str | None = None
 
     # -- process ---------------------------------------------------------------------------
@@ -221,8 +222,6 @@ class AcpSession:
                     f"(offered: {', '.join(sorted(available)) or 'none'})")
             await self.conn.set_session_mode(session_id=self.acp_session_id, mode_id=mapped)
 
-    _loading = False
-    _watcher: asyncio.Future[None] | None = None
 
     async def _watch(self, process: AgentProcess) -> None:
         await process.exited.wait()
@@ -383,7 +382,3 @@ class AcpSession:
         if relay is not None:
             await relay.close()
         shutil.rmtree(self._scratch, ignore_errors=True)
-
-    def current_host_tools(self) -> Sequence[HostToolSpec]:
-        """The host tools the relay lists right now."""
-        return self._host_tools

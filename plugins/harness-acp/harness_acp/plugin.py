@@ -14,7 +14,7 @@ from harness_core import BuiltinTool, Part, ProjectionContext, hookimpl
 from ._builtins import BUILTINS
 from ._events import AcpEvent
 
-__all__ = ["harness_adapters", "harness_cli_commands", "harness_declare_builtins", "harness_project_event"]
+__all__ = ["harness_adapters", "harness_declare_builtins", "harness_project_event"]
 
 HARNESS_ID = "acp"
 
@@ -46,8 +46,3 @@ def harness_project_event(event: object, context: ProjectionContext) -> Sequence
 
     return project(event, context)
 
-
-@hookimpl
-def harness_cli_commands() -> Sequence[Any]:
-    """No commands of its own: ``harness demo --harness acp`` and ``harness run --harness acp`` use the factory."""
-    return []

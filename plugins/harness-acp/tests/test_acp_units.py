@@ -168,7 +168,7 @@ def test_a_running_call_waits_briefly_for_a_permission_request_then_goes_out() -
         tool_call_id="m1", title="Approve MCP tool call",
         raw_input={"server_name": "calc", "request": {"message": 'Allow the calc MCP server to run tool "mul"?',
                                                       "_meta": {"tool_params": {"a": 1}}}}))
-    assert (identity.tool_name, tool_input) == ("mcp__calc__mul", {"a": 1})
+    assert (call_id, identity.tool_name, tool_input) == ("m1", "mcp__calc__mul", {"a": 1})
     assert tracker.next_release() is None
     (final,) = tracker.on_update(_Update(tool_call_id="m1", status="completed", raw_output={"output": "1"}))
     assert final.tool_name == "mcp__calc__mul"
