@@ -207,6 +207,11 @@ class AcpSession:
             try:
                 response = await self.conn.load_session(cwd=str(self.cwd), session_id=self.acp_session_id,
                                                         mcp_servers=servers)
+            except acp.RequestError as error:
+                hint = (" (with base_url= the agent's sessions live in a scratch directory removed with the "
+                        "session: give home= to resume them)" if self._writes_config and settings.home is None else "")
+                raise HarnessConfigurationError(
+                    f"acp: {self.label} could not load session {self.acp_session_id}: {error}{hint}") from error
             finally:
                 self._loading = False
         else:

@@ -280,3 +280,19 @@ async def test_aborting_a_paused_approval_cancels_the_agents_request(codex_acp: 
     assert not (workspace / "aborted.txt").exists()
     assert again.finish_reason == "stop", again.error
     assert pid is not None and still == pid, "the agent ended the cancelled prompt itself; no restart needed"
+
+
+@_limited
+async def test_resuming_without_a_home_says_why_it_cannot(workspace: Path) -> None:
+    from harness_acp import acp
+
+    from harness_core import HarnessConfigurationError
+
+    with _server(["First answer."]) as server:
+        agent = HarnessAgent(harness=acp(agent="codex-acp", base_url=server.openai_base_url, model="fake-model"),
+                             include_plugin_tools=False)
+        session = await agent.create_session(sandbox=LocalSandbox(workspace))
+        await agent.generate(session=session, prompt="hello")
+        state = await session.stop()
+        with pytest.raises(HarnessConfigurationError, match="give home= to resume them"):
+            await agent.create_session(sandbox=LocalSandbox(workspace), resume_from=state)
