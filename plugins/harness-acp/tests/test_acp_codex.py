@@ -296,3 +296,21 @@ async def test_resuming_without_a_home_says_why_it_cannot(workspace: Path) -> No
         state = await session.stop()
         with pytest.raises(HarnessConfigurationError, match="give home= to resume them"):
             await agent.create_session(sandbox=LocalSandbox(workspace), resume_from=state)
+
+
+@_limited
+async def test_a_mapped_permission_mode_selects_the_agents_session_mode(codex_acp: Any, workspace: Path) -> None:
+    script = [ModelTurn(tool_calls=[ToolCallSpec("bash", {"command": "echo x > written.txt"})]), "Tried.", "Tried."]
+    with _server(script) as server:
+        adapter = codex_acp(server, permission_mode_mapping={"allow-reads": "read-only"})
+        agent = HarnessAgent(harness=adapter, permission_mode="allow-reads", include_plugin_tools=False)
+        async with await agent.create_session(sandbox=LocalSandbox(workspace)) as session:
+            result = await agent.generate(session=session, prompt="go")
+            for request in result.approval_requests:  # Codex's read-only preset may ask to escalate
+                result = await agent.continue_generate(session=session, approval_responses=[
+                    {"approval_id": request.approval_id, "approved": False, "reason": "read-only session"}])
+        modes = [p.raw_value for p in result.parts if p.type == "raw"
+                 and isinstance(p.raw_value, dict) and p.raw_value.get("session_update") == "current_mode_update"]
+        bodies = " ".join(json.dumps(r.body) for r in server.model_requests)
+    assert not (workspace / "written.txt").exists(), "the read-only session mode let a write through"
+    assert "read-only" in bodies.lower() or modes, "the agent never learnt it is in read-only mode"
