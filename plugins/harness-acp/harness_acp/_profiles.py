@@ -180,6 +180,26 @@ def _toml(value: str) -> str:
     return json.dumps(value)
 
 
+_CODEX_SAFE_HEADS: Final = (
+    "base64", "cat", "cd", "cut", "echo", "expr", "false", "find", "git", "grep", "head", "id", "ls", "nl",
+    "numfmt", "paste", "pwd", "rev", "rg", "sed", "seq", "stat", "tac", "tail", "tr", "true", "uname", "uniq",
+    "wc", "which", "whoami",
+)
+"""Commands Codex runs without asking under ``untrusted`` (its known-safe list, read-only)."""
+
+
+def _codex_rules(codex_home: Path, ask_everything: bool) -> None:
+    """Make Codex ask before its known-safe commands too (exec-policy ``prompt`` rules), or not."""
+    rules = codex_home / "rules" / "harness-approvals.rules"
+    if not ask_everything:
+        rules.unlink(missing_ok=True)
+        return
+    rules.parent.mkdir(parents=True, exist_ok=True)
+    lines = [f'prefix_rule(pattern=["{head}"], decision="prompt")' for head in _CODEX_SAFE_HEADS]
+    rules.write_text("# written by harness-acp: the host decides every command\n" + "\n".join(lines) + "\n",
+                     encoding="utf-8")
+
+
 def _codex_launch(request: LaunchRequest) -> Launch:
     head, *rest = request.command
     argv = [find_codex_acp_binary(head) if Path(head).name == "codex-acp" else head, *rest]
@@ -208,6 +228,7 @@ def _codex_launch(request: LaunchRequest) -> Launch:
         "stream_max_retries = 0",
     ]
     (codex_home / "config.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    _codex_rules(codex_home, request.builtin_approvals)
     env.update(CODEX_HOME=str(codex_home), HARNESS_ACP_API_KEY=request.api_key or "unused")
     env.setdefault("HOME", str(request.scratch))
     return Launch(tuple(argv), env, isolated=True)

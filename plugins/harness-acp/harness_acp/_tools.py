@@ -140,7 +140,9 @@ def normalized_input(identity: ToolIdentity, raw_input: object, locations: Seque
             result["cwd"] = data["cwd"]
         return result
     if identity.builtin is not None and "path" not in data:
-        path = data.get("file_path") or (locations[0] if locations else None)
+        parsed = data.get("parsed_cmd")  # Codex: a shell read such as ``cat x`` reported as kind read
+        first = parsed[0] if isinstance(parsed, list) and parsed and isinstance(parsed[0], Mapping) else {}
+        path = data.get("file_path") or (locations[0] if locations else None) or first.get("path")
         if isinstance(path, str):
             data["path"] = path
     return data

@@ -314,3 +314,23 @@ async def test_a_mapped_permission_mode_selects_the_agents_session_mode(codex_ac
         bodies = " ".join(json.dumps(r.body) for r in server.model_requests)
     assert not (workspace / "written.txt").exists(), "the read-only session mode let a write through"
     assert "read-only" in bodies.lower() or modes, "the agent never learnt it is in read-only mode"
+
+
+@_limited
+async def test_a_policy_can_veto_even_commands_codex_calls_safe(codex_acp: Any, workspace: Path) -> None:
+    from harness_core.testing.conformance import DenyShellPolicy
+
+    # a plain echo is on Codex's known-safe list: untrusted alone would run it without asking
+    script = [ModelTurn(tool_calls=[ToolCallSpec("bash", {"command": "echo SECRET-CONTENT-91"})]),
+              "No luck.", "No luck."]
+    with _server(script) as server:
+        agent = HarnessAgent(harness=codex_acp(server), plugins=[DenyShellPolicy()], include_plugin_tools=False)
+        async with await agent.create_session(sandbox=LocalSandbox(workspace)) as session:
+            result = await agent.generate(session=session, prompt="go")
+        bodies = " ".join(json.dumps(r.body) for r in server.model_requests)
+    check_stream_shape(result.parts)
+    (denied,) = [p for p in result.parts if isinstance(p, ToolOutputDeniedPart)]
+    assert denied.tool_name == "bash" and denied.reason == DenyShellPolicy.REASON
+    assert not [p for p in result.parts if isinstance(p, ToolResultPart)], "codex ran a command the host denied"
+    assert '"output": "SECRET-CONTENT-91' not in bodies
+    assert result.finish_reason == "stop", result.error
