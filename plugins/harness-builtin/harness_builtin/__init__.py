@@ -10,6 +10,7 @@ plugin registers itself), or build the adapter yourself with
 """
 
 from .adapter import HARNESS_ID, BuiltinAdapter, create_builtin_adapter
+from .live import LiveConversation
 from .models import (
     ModelClient,
     ModelError,
@@ -18,6 +19,7 @@ from .models import (
     default_model_name,
     parse_model_name,
 )
+from .offer import ToolOffer
 from .session import BuiltinSession
 from .settings import DEFAULT_LIMITS, DEFAULT_TOOL_SETTINGS, ToolSettings, TurnLimits
 from .tools import BUILTIN_TOOLS, ToolError, builtin_declarations
@@ -32,10 +34,12 @@ __all__ = [
     "BuiltinAdapter",
     "BuiltinSession",
     "BuiltinTurn",
+    "LiveConversation",
     "ModelClient",
     "ModelError",
     "ScriptedModelClient",
     "ToolError",
+    "ToolOffer",
     "ToolSettings",
     "TurnLimits",
     "Workspace",

@@ -28,6 +28,7 @@ __all__ = [
     "dump_messages",
     "estimate_tokens",
     "load_messages",
+    "message_size",
 ]
 
 
@@ -122,7 +123,9 @@ def load_messages(data: object, *, where: str = "conversation") -> list[Message]
         raise HarnessConfigurationError(f"{where}: malformed message data at {loc}: {first['msg']}") from None
 
 
-def _size(message: Message) -> int:
+def message_size(message: Message) -> int:
+    """The characters :func:`estimate_tokens` counts for one message (text, reasoning,
+    tool names and JSON arguments, results plus 20 each)."""
     if isinstance(message, UserMessage):
         return len(message.text)
     if isinstance(message, AssistantMessage):
@@ -133,7 +136,7 @@ def _size(message: Message) -> int:
 
 def estimate_tokens(messages: Sequence[Message], system: str = "") -> int:
     """A rough token count: a quarter of the characters of the text, arguments and results."""
-    return (len(system) + sum(_size(m) for m in messages)) // 4 + 1
+    return (len(system) + sum(message_size(m) for m in messages)) // 4 + 1
 
 
 class TokenEstimator:
@@ -153,5 +156,5 @@ class TokenEstimator:
         del self._seen[common:], self._sizes[common:]
         for message in messages[common:]:
             self._seen.append(message)
-            self._sizes.append(_size(message))
+            self._sizes.append(message_size(message))
         return (len(system) + sum(self._sizes)) // 4 + 1

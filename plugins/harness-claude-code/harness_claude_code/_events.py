@@ -2,8 +2,9 @@
 
 A turn wraps every ``claude-agent-sdk`` message in a :class:`ClaudeCodeEvent` together
 with a read-only :class:`TurnView` of what the host already knows about the turn (which
-calls it denied, which host tool calls it already handles), so that the projection
-(``harness_project_event``) is a pure function of the event and its per-turn state.
+calls it was asked about, which it denied, which host tool calls it already handles), so
+that the projection (``harness_project_event``) is a pure function of the event and its
+per-turn state.
 """
 
 from __future__ import annotations
@@ -24,9 +25,18 @@ class TurnView:
 
     Attributes:
         host_server: the MCP server name carrying host tools (``mcp__<host_server>__x``).
+        withhold_calls: built-in approvals are on: the projection holds a built-in's
+            ``tool-call`` part back until the call's result shows whether the host was
+            asked about it (then the core emitted the part) or not (then it is emitted
+            just before the result).
+        asked: runtime call ids of built-in calls the host was sent a
+            :class:`~harness_core.BuiltinApprovalRequest` for, in this turn or before it
+            was continued (the core emitted their ``tool-call`` part).
         denied: ``{tool_use_id: reason}`` for built-in calls the host denied.
+        refused: ``{tool_use_id: reason}`` for built-in calls the adapter refused without
+            asking the host (a built-in outside the session's filter).
         host_calls: ``{tool_use_id: host tool name}`` for host calls surfaced as
-            :class:`~harness_core.HostToolCall` (the agent reports those itself).
+            :class:`~harness_core.HostToolCall` (the core reports those itself).
         aliases: ``{runtime call id: original call id}`` for calls a continued turn
             re-ran under a new id (see ``docs/claude-code.md``).
         replayed: runtime call ids of calls the host already saw before a continuation
@@ -36,7 +46,10 @@ class TurnView:
     """
 
     host_server: str = HOST_SERVER
+    withhold_calls: bool = False
+    asked: set[str] = attrs.field(factory=set)
     denied: dict[str, str] = attrs.field(factory=dict)
+    refused: dict[str, str] = attrs.field(factory=dict)
     host_calls: dict[str, str] = attrs.field(factory=dict)
     aliases: dict[str, str] = attrs.field(factory=dict)
     replayed: set[str] = attrs.field(factory=set)
@@ -71,6 +84,19 @@ class ReadOnlyTurnView:
     def host_prefix(self) -> str:
         """See :attr:`TurnView.host_prefix`."""
         return self._view.host_prefix
+
+    @property
+    def withhold_calls(self) -> bool:
+        """See :attr:`TurnView.withhold_calls`."""
+        return self._view.withhold_calls
+
+    def was_asked(self, tool_use_id: str) -> bool:
+        """True when the host was asked about the built-in call ``tool_use_id`` (see :attr:`TurnView.asked`)."""
+        return tool_use_id in self._view.asked
+
+    def refusal(self, tool_use_id: str) -> str | None:
+        """Why the adapter refused ``tool_use_id`` without asking the host, else ``None``."""
+        return self._view.refused.get(tool_use_id)
 
     @property
     def denied(self) -> Mapping[str, str]:

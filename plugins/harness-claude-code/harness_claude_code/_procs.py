@@ -13,7 +13,7 @@ import os
 import signal
 from pathlib import Path
 
-__all__ = ["alive", "descendants", "kill_tree"]
+__all__ = ["alive", "child_with_env", "descendants", "kill_tree"]
 
 _PROC = Path("/proc")
 
@@ -55,6 +55,23 @@ def descendants(pid: int) -> list[int]:
         found.append(child)
         queue.extend(children.get(child, ()))
     return found
+
+
+def child_with_env(name: str, value: str) -> int | None:
+    """The pid of this process's child whose environment has ``name=value``, else ``None``.
+
+    Reads ``/proc/<pid>/environ`` (the environment the child started with); ``None`` on
+    systems without ``/proc``.
+    """
+    wanted = f"{name}={value}".encode()
+    for child in _parent_map().get(os.getpid(), ()):
+        try:
+            environ = (_PROC / str(child) / "environ").read_bytes()
+        except OSError:
+            continue
+        if wanted in environ.split(b"\0"):
+            return child
+    return None
 
 
 def alive(pid: int) -> bool:

@@ -2,99 +2,73 @@
 
 :func:`project` implements ``harness_project_event`` for :class:`ClaudeCodeEvent`\\ s:
 
-* ``StreamEvent`` (partial messages, always on): ``message_start`` -> ``start-step``;
-  text and thinking blocks -> ``text-*`` / ``reasoning-*`` deltas; a built-in's
-  ``tool_use`` block -> ``tool-input-start`` / ``-delta`` / ``-end``;
-  ``message_stop`` -> ``finish-step`` with the step's usage.
+* ``StreamEvent`` (partial messages, always on): see :mod:`._stream`.
 * ``AssistantMessage``: each built-in ``tool_use`` -> ``tool-call`` (provider-executed,
   with ``nativeToolName`` when the names differ); a tool nobody declared (a native this
   adapter does not know, an external MCP tool) -> a dynamic provider-executed
   ``tool-call``; text not already streamed -> ``text-*``. Claude Code's synthetic API
   error message (``error`` set) projects to nothing: the turn's ``TurnEnd`` carries the
   error, and the agent reports it once as an ``error`` part.
-* ``UserMessage`` tool results of built-ins -> ``tool-result``, ``tool-error``, or
-  ``tool-output-denied`` when the host denied the call.
+* ``UserMessage`` tool results of built-ins -> ``tool-result`` or ``tool-error``
+  (provider-executed), or ``tool-output-denied`` when Claude Code refused the call on its
+  own (a ``permission_denied`` system message, or the "Permission to use ... has been
+  denied." result of one of its permission rules).
 * ``SystemMessage``: ``compact_boundary`` -> a dynamic provider-executed ``compaction``
   tool call and result; ``permission_denied`` (Claude Code refused a call) makes the call's
   result a ``tool-output-denied``; ``api_retry`` and unknown subtypes -> ``raw``.
 
-Host tool calls (``mcp__harness__<name>``) are reported by the agent when it handles the
+Who emits which part (the adapter contract): under built-in approvals
+(:attr:`TurnView.withhold_calls`) a built-in's ``tool-call`` part is held back until its
+result arrives. If the host was asked about the call (a
+:class:`~harness_core.BuiltinApprovalRequest`), the core emitted ``tool-call``, the
+approval parts and, on a denial, ``tool-output-denied``; the projection then adds only the
+final ``tool-result`` / ``tool-error`` of a call that ran, and nothing for a call the host
+denied. If the host was never asked (Claude Code refused or allowed the call on its own),
+the held ``tool-call`` is emitted just before the result or denial. Without approvals the
+``tool-call`` part is emitted when the assistant message arrives.
+
+Host tool calls (``mcp__harness__<name>``) are reported by the core when it handles the
 :class:`~harness_core.HostToolCall`, so they are skipped here, except calls the runtime
-answered before the host saw them. Messages of subagents (``parent_tool_use_id`` set) are
-skipped: their tool calls still reach the host's approval pipeline one by one.
+answered before the host saw them (an MCP validation error). Messages of subagents
+(``parent_tool_use_id`` set) are skipped, except the results of calls the host was asked
+about (the core emitted their ``tool-call``).
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
+import re
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import Any
 
-from harness_core import ProjectionContext
-from harness_core.parts.models import (
+from harness_core import (
     COMPACTION_TOOL,
-    FinishReason,
-    FinishStepPart,
     Part,
+    ProjectionContext,
     RawPart,
     ReasoningDeltaPart,
     ReasoningEndPart,
     ReasoningStartPart,
-    StartStepPart,
     TextDeltaPart,
     TextEndPart,
     TextStartPart,
     ToolCallPart,
     ToolErrorPart,
-    ToolInputDeltaPart,
     ToolInputEndPart,
-    ToolInputStartPart,
     ToolOutputDeniedPart,
     ToolResultPart,
-    Usage,
-    with_native_tool_name,
 )
 
-from ._builtins import builtin_for_native
+from ._anthropic import int_or_none, result_text, strip_error_tag
 from ._events import ClaudeCodeEvent, ReadOnlyTurnView
-from ._settings import HARNESS_ID, HOST_PREFIX
+from ._identity import ToolIdentity, identify_tool
+from ._projection_state import ProjectionState
+from ._settings import HOST_PREFIX
+from ._stream import project_stream_event
 
-__all__ = [
-    "HARNESS_ID",
-    "API_ERROR_TYPES",
-    "ToolIdentity",
-    "finish_reason",
-    "identify_tool",
-    "project",
-    "result_text",
-    "usage_from",
-]
+__all__ = ["project"]
 
-_STATE: Final = "claude-code.projection"
-
-_STOP_REASONS: Final[Mapping[str, FinishReason]] = {
-    "end_turn": "stop",
-    "stop_sequence": "stop",
-    "tool_use": "tool-calls",
-    "max_tokens": "length",
-    "model_context_window_exceeded": "length",
-    "refusal": "content-filter",
-    "pause_turn": "other",
-}
-
-API_ERROR_TYPES: Final[Mapping[str, str]] = {
-    "authentication_failed": "authentication",
-    "billing_error": "billing",
-    "rate_limit": "rate-limit",
-    "invalid_request": "invalid-request",
-    "server_error": "server",
-    "max_output_tokens": "length",
-    "unknown": "api",
-}
-"""Claude Code's ``AssistantMessage.error`` values -> harness error types."""
-
-_QUIET_SYSTEM: Final = frozenset(
+_QUIET_SYSTEM = frozenset(
     {
         "init", "status", "thinking_tokens", "session_state_changed", "task_started",
         "task_progress", "task_notification", "task_updated", "hook_started", "hook_progress",
@@ -103,93 +77,8 @@ _QUIET_SYSTEM: Final = frozenset(
 )
 
 
-def finish_reason(stop_reason: object) -> FinishReason:
-    """Map an Anthropic ``stop_reason`` to a finish reason (``unknown`` when unrecognized)."""
-    return _STOP_REASONS.get(stop_reason, "unknown") if isinstance(stop_reason, str) else "unknown"
-
-
-def _int(value: object) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def usage_from(raw: object, *, cost_usd: float | None = None) -> Usage:
-    """Build a :class:`~harness_core.parts.models.Usage` from an Anthropic-style usage mapping.
-
-    ``input_tokens`` / ``output_tokens`` are copied, ``cache_read_input_tokens`` becomes
-    ``cached_input_tokens``, ``cache_creation_input_tokens`` is kept, thinking tokens
-    (``output_tokens_details.thinking_tokens``) become ``reasoning_tokens``;
-    ``total_tokens`` is input plus output. Missing counts stay ``None``.
-    """
-    data = raw if isinstance(raw, Mapping) else {}
-    details = data.get("output_tokens_details")
-    thinking = _int(details.get("thinking_tokens")) if isinstance(details, Mapping) else None
-    input_tokens, output_tokens = _int(data.get("input_tokens")), _int(data.get("output_tokens"))
-    total = None if input_tokens is None and output_tokens is None else (input_tokens or 0) + (output_tokens or 0)
-    return Usage(
-        input_tokens=input_tokens,
-        output_tokens=output_tokens,
-        total_tokens=total,
-        cached_input_tokens=_int(data.get("cache_read_input_tokens")),
-        cache_creation_input_tokens=_int(data.get("cache_creation_input_tokens")),
-        reasoning_tokens=thinking or None,
-        cost_usd=cost_usd,
-    )
-
-
-def result_text(content: object) -> str:
-    """The text of a tool result's ``content`` (a string or a list of content blocks)."""
-    if content is None:
-        return ""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        texts = [
-            str(block.get("text", ""))
-            for block in content
-            if isinstance(block, Mapping) and block.get("type") == "text"
-        ]
-        return "\n".join(texts)
-    return str(content)
-
-
-def _strip_error_tag(text: str) -> str:
-    stripped = text.strip()
-    start, end = "<tool_use_error>", "</tool_use_error>"
-    if stripped.startswith(start) and stripped.endswith(end):
-        return stripped[len(start) : -len(end)].strip()
-    return text
-
-
-@dataclasses.dataclass(frozen=True)
-class ToolIdentity:
-    """How a native tool name is presented to the host.
-
-    Attributes:
-        tool_name: the harness-facing name (common name, native name or host tool name).
-        native_tool_name: the runtime's name when it differs from ``tool_name``.
-        host: the call is a host tool call (through the in-process MCP server).
-        dynamic: the tool is outside the typed tool set (undeclared native, external MCP).
-    """
-
-    tool_name: str
-    native_tool_name: str | None
-    host: bool
-    dynamic: bool
-
-    def metadata(self) -> dict[str, dict[str, Any]] | None:
-        """``provider_metadata`` carrying ``nativeToolName`` when the names differ."""
-        return with_native_tool_name(None, HARNESS_ID, self.tool_name, self.native_tool_name)
-
-
-def identify_tool(native_name: str, host_prefix: str = HOST_PREFIX) -> ToolIdentity:
-    """Classify a tool name as Claude Code uses it (``Bash``, ``mcp__harness__weather``...)."""
-    if native_name.startswith(host_prefix) and len(native_name) > len(host_prefix):
-        return ToolIdentity(native_name[len(host_prefix) :], native_name, host=True, dynamic=False)
-    builtin = builtin_for_native(native_name)
-    if builtin is not None:
-        native = native_name if native_name != builtin.name else None
-        return ToolIdentity(builtin.name, native, host=False, dynamic=False)
-    return ToolIdentity(native_name, None, host=False, dynamic=True)
+_RULE_DENIAL = re.compile(r"Permission to use \S+ .*has been denied\.?$", re.S)
+"""The result text of a call Claude Code refused by one of its own permission rules (2.1.x)."""
 
 
 def _map(value: object) -> Mapping[str, Any]:
@@ -210,27 +99,6 @@ def _jsonable(value: object) -> Any:
     return repr(value)
 
 
-class _Projector:
-    """Per-turn projection state, kept in ``ProjectionContext.state``."""
-
-    def __init__(self) -> None:
-        self.streamed_messages: set[str] = set()
-        self.message_id: str | None = None
-        self.blocks: dict[int, tuple[str, str]] = {}
-        self.step_usage: dict[str, Any] = {}
-        self.stop_reason: str | None = None
-        self.calls: dict[str, tuple[ToolIdentity, Any]] = {}
-        self.runtime_denials: dict[str, str] = {}
-
-
-def _projector(context: ProjectionContext) -> _Projector:
-    state = context.state.get(_STATE)
-    if not isinstance(state, _Projector):
-        state = _Projector()
-        context.state[_STATE] = state
-    return state
-
-
 def project(event: ClaudeCodeEvent, context: ProjectionContext) -> list[Part]:
     """The stream parts one Claude Code event becomes (see the module docstring)."""
     from claude_agent_sdk import (
@@ -244,19 +112,18 @@ def project(event: ClaudeCodeEvent, context: ProjectionContext) -> list[Part]:
     message = event.message
     view = event.view
     prefix = view.host_prefix if view is not None else HOST_PREFIX
-    state = _projector(context)
+    state = ProjectionState.of(context)
     if isinstance(message, StreamEvent):
         if message.parent_tool_use_id is not None:
             return []
-        return _stream_event(message.event, state, prefix, view, context)
+        return project_stream_event(message.event, state, prefix, view, context)
     if isinstance(message, AssistantMessage):
         if message.parent_tool_use_id is not None:
+            _note_subagent_calls(message, state, prefix)
             return []
         return _assistant(message, state, prefix, view, context)
     if isinstance(message, UserMessage):
-        if message.parent_tool_use_id is not None:
-            return []
-        return _user(message, state, view)
+        return _user(message, state, view, subagent=message.parent_tool_use_id is not None)
     if isinstance(message, ResultMessage):
         return []
     if isinstance(message, SystemMessage):
@@ -264,12 +131,12 @@ def project(event: ClaudeCodeEvent, context: ProjectionContext) -> list[Part]:
     return [RawPart(raw_value=_jsonable(message))]
 
 
-def _system(message: Any, state: _Projector) -> list[Part]:
+def _system(message: Any, state: ProjectionState) -> list[Part]:
     subtype = message.subtype
     data = _map(message.data)
     if subtype == "permission_denied" and isinstance(data.get("tool_use_id"), str):
-        # Claude Code refused the call (its own rules, or the host's answer): the tool
-        # result that follows becomes a tool-output-denied part with this reason.
+        # Claude Code refused the call (its own rules, or the host's answer): unless the
+        # host denied it, the tool result that follows becomes tool-output-denied.
         state.runtime_denials[data["tool_use_id"]] = str(data.get("message") or data.get("decision_reason") or "")
         return []
     if subtype == "compact_boundary":
@@ -278,8 +145,8 @@ def _system(message: Any, state: _Projector) -> list[Part]:
         trigger = meta.get("trigger") or "auto"
         output = {
             "trigger": trigger,
-            "preTokens": _int(meta.get("pre_tokens")),
-            "postTokens": _int(meta.get("post_tokens")),
+            "preTokens": int_or_none(meta.get("pre_tokens")),
+            "postTokens": int_or_none(meta.get("post_tokens")),
         }
         return [
             ToolCallPart(tool_call_id=call_id, tool_name=COMPACTION_TOOL, input={"trigger": trigger},
@@ -293,81 +160,15 @@ def _system(message: Any, state: _Projector) -> list[Part]:
     return [RawPart(raw_value=_jsonable(message))]
 
 
-def _stream_event(event: Mapping[str, Any], state: _Projector, prefix: str, view: ReadOnlyTurnView | None,
-                  context: ProjectionContext) -> list[Part]:
-    kind = event.get("type")
-    if kind == "message_start":
-        raw = _map(event.get("message"))
-        state.message_id = str(raw.get("id") or context.new_id("message"))
-        state.streamed_messages.add(state.message_id)
-        state.blocks = {}
-        state.step_usage = dict(raw.get("usage") or {})
-        state.stop_reason = None
-        return [StartStepPart()]
-    index = event.get("index")
-    if kind == "content_block_start" and isinstance(index, int):
-        block = _map(event.get("content_block"))
-        block_type = block.get("type")
-        if block_type in ("text", "thinking", "redacted_thinking"):
-            part_id = f"{state.message_id or 'message'}:{index}"
-            state.blocks[index] = (str(block_type), part_id)
-            if block_type == "text":
-                return [TextStartPart(id=part_id)]
-            return [ReasoningStartPart(id=part_id)]
-        if block_type == "tool_use":
-            identity = identify_tool(str(block.get("name", "")), prefix)
-            call_id = str(block.get("id", ""))
-            if identity.host or (view is not None and view.replaying):
-                state.blocks[index] = ("host_tool_use", call_id)
-                return []
-            state.blocks[index] = ("tool_use", call_id)
-            return [ToolInputStartPart(id=call_id, tool_name=identity.tool_name, provider_executed=True,
-                                       dynamic=identity.dynamic or None)]
-        return []
-    if kind == "content_block_delta" and isinstance(index, int):
-        delta = _map(event.get("delta"))
-        known = state.blocks.get(index)
-        if known is None:
-            return []
-        block_kind, part_id = known
-        delta_type = delta.get("type")
-        if delta_type == "text_delta" and block_kind == "text":
-            return [TextDeltaPart(id=part_id, text=str(delta.get("text", "")))]
-        if delta_type == "thinking_delta" and block_kind == "thinking":
-            return [ReasoningDeltaPart(id=part_id, text=str(delta.get("thinking", "")))]
-        if delta_type == "input_json_delta" and block_kind == "tool_use":
-            return [ToolInputDeltaPart(id=part_id, delta=str(delta.get("partial_json", "")))]
-        return []
-    if kind == "content_block_stop" and isinstance(index, int):
-        known = state.blocks.pop(index, None)
-        if known is None:
-            return []
-        block_kind, part_id = known
-        if block_kind == "text":
-            return [TextEndPart(id=part_id)]
-        if block_kind in ("thinking", "redacted_thinking"):
-            return [ReasoningEndPart(id=part_id)]
-        if block_kind == "tool_use":
-            return [ToolInputEndPart(id=part_id)]
-        return []
-    if kind == "message_delta":
-        delta = _map(event.get("delta"))
-        if delta.get("stop_reason") is not None:
-            state.stop_reason = str(delta["stop_reason"])
-        usage = event.get("usage")
-        if isinstance(usage, Mapping):
-            state.step_usage.update({k: v for k, v in usage.items() if v is not None})
-        return []
-    if kind == "message_stop":
-        parts: list[Part] = [ReasoningEndPart(id=pid) if k.endswith("thinking") else TextEndPart(id=pid)
-                             for k, pid in state.blocks.values() if k in ("text", "thinking", "redacted_thinking")]
-        state.blocks = {}
-        parts.append(FinishStepPart(finish_reason=finish_reason(state.stop_reason), usage=usage_from(state.step_usage)))
-        return parts
-    return []
+def _note_subagent_calls(message: Any, state: ProjectionState, prefix: str) -> None:
+    from claude_agent_sdk import ToolUseBlock
+
+    for block in message.content:
+        if isinstance(block, ToolUseBlock):
+            state.calls[block.id] = (identify_tool(block.name, prefix), block.input)
 
 
-def _assistant(message: Any, state: _Projector, prefix: str, view: ReadOnlyTurnView | None,
+def _assistant(message: Any, state: ProjectionState, prefix: str, view: ReadOnlyTurnView | None,
                context: ProjectionContext) -> list[Part]:
     from claude_agent_sdk import TextBlock, ThinkingBlock, ToolUseBlock
 
@@ -380,21 +181,19 @@ def _assistant(message: Any, state: _Projector, prefix: str, view: ReadOnlyTurnV
     for block in message.content:
         if isinstance(block, ToolUseBlock):
             identity = identify_tool(block.name, prefix)
-            call_id = view.original_id(block.id) if view is not None else block.id
             state.calls[block.id] = (identity, block.input)
-            open_input = next((i for i, (kind, pid) in state.blocks.items() if kind == "tool_use" and pid == block.id),
-                              None)
-            if open_input is not None:
+            if state.close_tool_input(block.id):
                 # Claude Code sends the complete call before the stream's content_block_stop:
                 # close the input stream first, so tool-input-end precedes tool-call.
-                del state.blocks[open_input]
                 parts.append(ToolInputEndPart(id=block.id))
-            if identity.host or (view is not None and block.id in view.replayed):
+            if identity.host:
                 continue
-            parts.append(ToolCallPart(
-                tool_call_id=call_id, tool_name=identity.tool_name, input=block.input,
-                provider_executed=True, dynamic=identity.dynamic or None, provider_metadata=identity.metadata(),
-            ))
+            call = _call_part(block.id, identity, block.input, view)
+            if view is not None and view.withhold_calls:
+                if not view.was_asked(block.id):
+                    state.withheld[block.id] = call
+            elif view is None or block.id not in view.replayed:
+                parts.append(call)
         elif streamed:
             continue
         elif isinstance(block, TextBlock) and block.text:
@@ -407,7 +206,16 @@ def _assistant(message: Any, state: _Projector, prefix: str, view: ReadOnlyTurnV
     return parts
 
 
-def _user(message: Any, state: _Projector, view: ReadOnlyTurnView | None) -> list[Part]:
+def _call_part(tool_use_id: str, identity: ToolIdentity, call_input: Any,
+               view: ReadOnlyTurnView | None) -> ToolCallPart:
+    return ToolCallPart(
+        tool_call_id=view.original_id(tool_use_id) if view is not None else tool_use_id,
+        tool_name=identity.tool_name, input=call_input, provider_executed=True,
+        dynamic=identity.dynamic or None, provider_metadata=identity.metadata(),
+    )
+
+
+def _user(message: Any, state: ProjectionState, view: ReadOnlyTurnView | None, *, subagent: bool) -> list[Part]:
     from claude_agent_sdk import ToolResultBlock
 
     if not isinstance(message.content, list):
@@ -420,36 +228,46 @@ def _user(message: Any, state: _Projector, view: ReadOnlyTurnView | None) -> lis
         if known is None:
             continue
         identity, call_input = known
-        call_id = view.original_id(block.tool_use_id) if view is not None else block.tool_use_id
-        text = result_text(block.content)
-        if identity.host:
-            if view is not None and block.tool_use_id in view.host_calls:
-                continue
-            # The runtime answered a host call the host never saw (an MCP error).
-            parts.append(ToolCallPart(tool_call_id=call_id, tool_name=identity.tool_name, input=call_input,
-                                      invalid=True, error=text, provider_metadata=identity.metadata()))
-            parts.append(ToolErrorPart(tool_call_id=call_id, tool_name=identity.tool_name, input=call_input,
-                                       error=_strip_error_tag(text), provider_metadata=identity.metadata()))
-            continue
-        dynamic = identity.dynamic or None
-        denial = view.denied.get(block.tool_use_id) if view is not None else None
-        if denial is None:
-            denial = state.runtime_denials.get(block.tool_use_id)
-        if denial is not None:
-            parts.append(ToolOutputDeniedPart(tool_call_id=call_id, tool_name=identity.tool_name,
-                                              reason=denial or _strip_error_tag(text) or None, provider_executed=True))
-        elif block.is_error:
-            parts.append(ToolErrorPart(tool_call_id=call_id, tool_name=identity.tool_name, input=call_input,
-                                       error=_strip_error_tag(text), provider_executed=True, dynamic=dynamic,
-                                       provider_metadata=identity.metadata()))
-        else:
-            parts.append(ToolResultPart(tool_call_id=call_id, tool_name=identity.tool_name, input=call_input,
-                                        output=text, provider_executed=True, dynamic=dynamic,
-                                        provider_metadata=identity.metadata()))
+        if subagent and (view is None or not view.was_asked(block.tool_use_id)):
+            continue  # a subagent's call the host never heard of
+        parts += _result_parts(block, identity, call_input, state, view)
     return parts
 
 
-def dumps_input(value: object) -> str:
-    """Canonical JSON of a tool input, for comparing calls."""
-    return json.dumps(value, sort_keys=True, separators=(",", ":"), default=repr)
-
+def _result_parts(block: Any, identity: ToolIdentity, call_input: Any, state: ProjectionState,
+                  view: ReadOnlyTurnView | None) -> list[Part]:
+    tool_use_id: str = block.tool_use_id
+    call_id = view.original_id(tool_use_id) if view is not None else tool_use_id
+    text = result_text(block.content)
+    metadata = identity.metadata()
+    if identity.host:
+        if view is not None and tool_use_id in view.host_calls:
+            return []
+        # The runtime answered a host call the host never saw (an MCP error).
+        return [
+            ToolCallPart(tool_call_id=call_id, tool_name=identity.tool_name, input=call_input,
+                         invalid=True, error=text, provider_metadata=metadata),
+            ToolErrorPart(tool_call_id=call_id, tool_name=identity.tool_name, input=call_input,
+                          error=strip_error_tag(text), provider_metadata=metadata),
+        ]
+    withheld = state.withheld.pop(tool_use_id, None)
+    if view is not None and tool_use_id in view.denied:
+        return []  # the host denied it: the core emitted tool-output-denied
+    parts: list[Part] = []
+    if withheld is not None and (view is None or not view.was_asked(tool_use_id)):
+        parts.append(withheld)  # Claude Code decided on its own: the core never saw the call
+    dynamic = identity.dynamic or None
+    denial = state.runtime_denials.get(tool_use_id) or (view.refusal(tool_use_id) if view is not None else None)
+    if denial is None and block.is_error and _RULE_DENIAL.match(text.strip()):
+        denial = text.strip()
+    if denial is not None:
+        parts.append(ToolOutputDeniedPart(tool_call_id=call_id, tool_name=identity.tool_name,
+                                          reason=denial or strip_error_tag(text) or None, provider_executed=True))
+    elif block.is_error:
+        parts.append(ToolErrorPart(tool_call_id=call_id, tool_name=identity.tool_name, input=call_input,
+                                   error=strip_error_tag(text), provider_executed=True, dynamic=dynamic,
+                                   provider_metadata=metadata))
+    else:
+        parts.append(ToolResultPart(tool_call_id=call_id, tool_name=identity.tool_name, input=call_input,
+                                    output=text, provider_executed=True, dynamic=dynamic, provider_metadata=metadata))
+    return parts

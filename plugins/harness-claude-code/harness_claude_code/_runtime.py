@@ -11,18 +11,24 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import dataclasses
+import uuid
 from collections.abc import AsyncIterator, Callable
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 import anyio
 
-from ._procs import alive, descendants, kill_tree
+from ._procs import alive, child_with_env, descendants, kill_tree
 from ._tasks import DetachedTask, spawn_detached
 
 if TYPE_CHECKING:
     from claude_agent_sdk import ClaudeAgentOptions, ClaudeSDKClient
 
-__all__ = ["Runtime", "RuntimeStartError"]
+__all__ = ["PROCESS_MARKER", "Runtime", "RuntimeStartError"]
+
+PROCESS_MARKER: Final = "HARNESS_CLAUDE_CODE_PROCESS"
+"""An environment variable with a random value per process: how the CLI's pid is found
+among this process's children (``claude-agent-sdk`` does not expose it)."""
 
 
 class RuntimeStartError(RuntimeError):
@@ -45,7 +51,8 @@ class Runtime:
         on_message: Callable[[object], None],
         on_exit: Callable[[BaseException | None], None],
     ) -> None:
-        self._options = options
+        self._marker = uuid.uuid4().hex
+        self._options = dataclasses.replace(options, env={**options.env, PROCESS_MARKER: self._marker})
         self._on_message = on_message
         self._on_exit = on_exit
         self._client: ClaudeSDKClient | None = None
@@ -77,10 +84,7 @@ class Runtime:
                 f"could not start Claude Code: {error}" + (f" (stderr: {tail})" if tail else "")
             ) from error
         self._client = client
-        transport = getattr(client, "_transport", None)
-        process = getattr(transport, "_process", None)
-        pid = getattr(process, "pid", None)
-        self.pid = pid if isinstance(pid, int) else None
+        self.pid = child_with_env(PROCESS_MARKER, self._marker)
         self._reader = spawn_detached(self._read(client))
 
     async def _read(self, client: ClaudeSDKClient) -> None:

@@ -33,6 +33,7 @@ import pydantic
 from harness_core import HarnessConfigurationError
 
 __all__ = [
+    "DEFAULT_DENIAL",
     "STATE_VERSION",
     "ApprovalAnswer",
     "ContinueState",
@@ -44,6 +45,9 @@ __all__ = [
 ]
 
 STATE_VERSION = 1
+
+DEFAULT_DENIAL = "The host denied this tool call."
+"""What the model reads when a denial came without a reason."""
 
 
 class _Model(pydantic.BaseModel):

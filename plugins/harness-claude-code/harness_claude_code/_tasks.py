@@ -10,7 +10,7 @@ running event loop. ``claude-agent-sdk`` supports asyncio and trio; so does this
 from __future__ import annotations
 
 import importlib
-from collections.abc import Coroutine
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 import anyio
@@ -24,7 +24,15 @@ class DetachedTask:
 
     def __init__(self) -> None:
         self._done = anyio.Event()
-        self._cancel: Any = None
+        self._cancel: Callable[[], object] | None = None
+
+    def bind(self, cancel: Callable[[], object]) -> None:
+        """Give the handle the function that cancels the running task (called once, at spawn)."""
+        self._cancel = cancel
+
+    def finished(self) -> None:
+        """Mark the task as finished (called by the task itself as it ends)."""
+        self._done.set()
 
     @property
     def done(self) -> bool:
@@ -58,14 +66,14 @@ def spawn_detached(coro: Coroutine[Any, Any, None]) -> DetachedTask:
         except BaseException:
             pass
         finally:
-            handle._done.set()
+            handle.finished()
 
     library = sniffio.current_async_library()
     if library == "asyncio":
         import asyncio
 
         task = asyncio.get_running_loop().create_task(runner())
-        handle._cancel = task.cancel
+        handle.bind(task.cancel)
         return handle
     if library == "trio":  # pragma: no cover - exercised only under trio
         trio: Any = importlib.import_module("trio")
@@ -76,7 +84,7 @@ def spawn_detached(coro: Coroutine[Any, Any, None]) -> DetachedTask:
                 await runner()
 
         trio.lowlevel.spawn_system_task(scoped)
-        handle._cancel = scope.cancel
+        handle.bind(scope.cancel)
         return handle
     coro.close()
     raise RuntimeError(f"harness-claude-code needs asyncio or trio, not {library!r}")

@@ -9,8 +9,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from harness_core import BuiltinTool, ProjectionContext, hookimpl
-from harness_core.parts.models import Part
+from harness_core import BuiltinTool, Part, ProjectionContext, hookimpl
 
 from ._builtins import BUILTINS
 from ._events import ClaudeCodeEvent

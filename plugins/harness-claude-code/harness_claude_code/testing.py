@@ -19,11 +19,11 @@ import attrs
 from harness_core import (
     BuiltinApprovalRequest,
     HostToolCall,
+    Part,
     ProjectionContext,
     ToolOutput,
     TurnEnd,
 )
-from harness_core.parts.models import Part
 
 from ._adapter import find_cli
 from ._events import ClaudeCodeEvent
@@ -43,10 +43,20 @@ Decide = Callable[[Any], Any]
 
 @attrs.define
 class TurnLog:
-    """What a driven turn produced: raw events, projected parts, the TurnEnd, the pause."""
+    """What a driven turn produced: raw events, projected parts, the TurnEnd, the pause.
+
+    Attributes:
+        events: every event of the turn, as yielded (native events, parts, control events).
+        parts: the adapter's parts: native events projected, and parts it yielded itself.
+        timeline: the adapter's parts and control events interleaved, in stream order (what
+            the core would see, before it adds its own parts).
+        end: the :class:`TurnEnd`, once read.
+        paused_on: the control event driving stopped at, when a decision was ``"pause"``.
+    """
 
     events: list[object] = attrs.field(factory=list)
     parts: list[Part] = attrs.field(factory=list)
+    timeline: list[object] = attrs.field(factory=list)
     end: TurnEnd | None = None
     paused_on: object | None = None
 
@@ -83,8 +93,12 @@ async def drive(
         if on_event is not None:
             await on_event(event)
         if isinstance(event, ClaudeCodeEvent):
-            log.parts.extend(project(event, context))
-        elif isinstance(event, Part):
+            projected = project(event, context)
+            log.parts.extend(projected)
+            log.timeline.extend(projected)
+            continue
+        log.timeline.append(event)
+        if isinstance(event, Part):
             log.parts.append(event)
         elif isinstance(event, BuiltinApprovalRequest):
             decision = approve(event) if approve is not None else True

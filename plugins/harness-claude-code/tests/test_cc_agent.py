@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -10,8 +11,14 @@ import pytest
 from harness_claude_code import claude_code
 from harness_claude_code.testing import CLI_MISSING_REASON, eventually
 
-from harness_core import HarnessAgent, LocalSandbox, define_harness_tool
-from harness_core.parts.models import ErrorPart, ToolApprovalRequestPart, ToolCallPart
+from harness_core import (
+    ErrorPart,
+    HarnessAgent,
+    LocalSandbox,
+    ToolApprovalRequestPart,
+    ToolCallPart,
+    define_harness_tool,
+)
 from harness_core.testing import Fault, ModelRequest, ModelTurn, Script, ToolCallSpec
 from harness_core.testing.conformance import check_stream_shape
 
@@ -158,3 +165,27 @@ async def test_host_tool_with_execute_runs_in_the_host(
     assert call.tool_name == "weather" and not call.provider_executed
     assert result.all_tool_results[0].output == {"city": "Oslo", "celsius": 12, "call": "toolu_w1"}
     assert '"celsius": 12' in (server.last_tool_result() or "")
+
+
+async def test_calls_claude_code_decides_alone_reach_the_stream_once_without_violations(
+    scripted_model_server: Any, adapter_settings: Any, workspace: Path
+) -> None:
+    server = scripted_model_server([
+        ModelTurn(tool_calls=[ToolCallSpec("bash", {"command": "echo no > rule.txt"}, id="toolu_rule")]),
+        ModelTurn(tool_calls=[ToolCallSpec("write", {"file_path": str(workspace / "ok.txt"), "content": "ok"},
+                                           id="toolu_write")]),
+        "Done.",
+    ])
+    rules = json.dumps({"permissions": {"deny": ["Bash(echo:*)"]}})
+    agent = _agent(adapter_settings(server, extra_options={"settings": rules}), permission_mode="allow-edits")
+    async with await agent.create_session(sandbox=LocalSandbox(workspace)) as session:
+        result = await agent.generate(session=session, prompt="go")
+        assert session.contract_violations == ()
+    check_stream_shape(result.parts)
+    tool_parts = [(p.type, p.tool_call_id) for p in result.parts
+                  if p.type in ("tool-call", "tool-result", "tool-error", "tool-output-denied",
+                                "tool-approval-request")]
+    assert tool_parts == [("tool-call", "toolu_rule"), ("tool-output-denied", "toolu_rule"),
+                          ("tool-call", "toolu_write"), ("tool-result", "toolu_write")]
+    assert not (workspace / "rule.txt").exists() and (workspace / "ok.txt").read_text() == "ok"
+    assert result.finish_reason == "stop"

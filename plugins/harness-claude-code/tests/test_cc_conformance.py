@@ -12,13 +12,13 @@ import pytest
 from harness_claude_code.conformance import ScenarioFailure, scenario_script
 from harness_claude_code.testing import CLI_MISSING_REASON
 
-from harness_core.agent.results import collect_parts
-from harness_core.parts.models import (
+from harness_core import (
     ToolApprovalRequestPart,
     ToolOutputDeniedPart,
     ToolResultPart,
     parse_part,
 )
+from harness_core.agent.results import collect_parts
 from harness_core.testing import ScriptedModelServer, make_isolated_home
 from harness_core.testing.conformance import (
     AdapterConformanceSuite,
@@ -52,14 +52,14 @@ class TestClaudeCodeConformance(AdapterConformanceSuite):
             "Create it", (builtin("bash", "conf-bash-x", command="echo child > child.txt"), say("made:", echo=True)),
         ),))
         spec = {"permission_mode": "allow-reads"}
-        async with self._run(scenario, workspace, spec) as (agent, session, env):
+        async with self.run_scenario(scenario, workspace, spec) as (agent, session, env):
             first = await agent.generate(session=session, prompt="Create it")
             assert first.finish_reason == "awaiting-approval", first.error
             (request,) = first.approval_requests
             assert request.tool_call.provider_metadata == {"claude-code": {"nativeToolName": "Bash"}}
             state = await session.suspend_turn()
             assert state["adapter"]["calls"]["conf-bash-x"]["kind"] == "builtin"
-            child = await anyio.to_thread.run_sync(lambda: self._continue_in_child(
+            child = await anyio.to_thread.run_sync(lambda: self.continue_in_child(
                 env, workspace, spec, state,
                 {"approval_responses": [{"approval_id": request.approval_id, "approved": True}]}))
         parts = [parse_part(p) for p in child["parts"]]
@@ -79,11 +79,11 @@ class TestClaudeCodeConformance(AdapterConformanceSuite):
             "Create it", (builtin("bash", "conf-bash-y", command="echo no > no.txt"), say("after:", echo=True)),
         ),))
         spec = {"permission_mode": "allow-reads"}
-        async with self._run(scenario, workspace, spec) as (agent, session, env):
+        async with self.run_scenario(scenario, workspace, spec) as (agent, session, env):
             first = await agent.generate(session=session, prompt="Create it")
             (request,) = first.approval_requests
             state = await session.suspend_turn()
-            child = await anyio.to_thread.run_sync(lambda: self._continue_in_child(
+            child = await anyio.to_thread.run_sync(lambda: self.continue_in_child(
                 env, workspace, spec, state,
                 {"approval_responses": [{"approval_id": request.approval_id, "approved": False,
                                          "reason": "no shell today"}]}))

@@ -40,7 +40,7 @@ CHILD = textwrap.dedent(
     import json, sys
     import anyio
     from harness_core import BuiltinApprovalRequest, HostToolSpec, ProjectionContext, StartRequest, ToolOutput, TurnEnd
-    from harness_core.parts.models import Part
+    from harness_core import Part
     from harness_claude_code import ClaudeCodeEvent, claude_code
     from harness_claude_code._projection import project
 
@@ -188,9 +188,8 @@ async def test_denial_continues_losslessly_in_a_new_process(
         {"kind": "approval", "id": request.approval_id, "approved": False, "reason": "Not today."},
     ])
     assert not target.exists()
-    denied = [p for p in result["parts"] if p["type"] == "tool-output-denied"]
-    assert denied == [{"type": "tool-output-denied", "toolCallId": request.call.tool_call_id,
-                       "toolName": "write", "reason": "Not today.", "providerExecuted": True}]
+    tool_parts = [p for p in result["parts"] if p["type"].startswith("tool-")]
+    assert tool_parts == [], "the core emitted the denial when it answered; the adapter adds nothing"
     assert server.model_calls == 2
     [sent] = server.model_requests[-1].tool_results
     assert sent.is_error and sent.text == "Not today."

@@ -1,0 +1,129 @@
+"""What a built-in session offers the model: its tools and its system prompt.
+
+:class:`ToolOffer` holds the built-in tools (with the host's filter of active built-ins),
+the host tools of the current prompt, which tools are read-only, and the instructions of
+the system prompt. The model step asks it which tools to offer (only read-only ones in
+repair mode) and how to check a call; the tool step asks which calls may run in parallel.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from harness_core import BuiltinFilter, HarnessConfigurationError, HarnessTool, HostToolSpec
+
+from .models.base import ToolSpec
+from .prompt import system_prompt
+from .workspace import Workspace
+
+__all__ = ["ToolOffer"]
+
+
+class ToolOffer:
+    """The tools and system prompt of one built-in session.
+
+    Args:
+        tools: the built-in tools by name.
+        read_only: the built-ins that only read (they may run in parallel).
+        builtin_filter: the host's filter of active built-ins (None: all are active).
+        host_tools: the host tools of the start request.
+        workspace: the workspace whose root the system prompt names.
+        instructions: the adapter's and the start request's instructions (appended to the
+            system prompt in this order, then the current prompt's).
+
+    Raises:
+        HarnessConfigurationError: a host tool has a built-in's name.
+    """
+
+    def __init__(
+        self,
+        *,
+        tools: Mapping[str, HarnessTool],
+        read_only: frozenset[str],
+        builtin_filter: BuiltinFilter | None,
+        host_tools: Sequence[HostToolSpec],
+        workspace: Workspace,
+        instructions: Sequence[str | None] = (),
+    ) -> None:
+        self._tools = dict(tools)
+        self._read_only = read_only
+        self._filter = builtin_filter
+        self._specs = {name: ToolSpec(name, tool.description, tool.json_schema) for name, tool in self._tools.items()}
+        self._workspace = workspace
+        self._instructions = tuple(instructions)
+        self._host_tools: tuple[HostToolSpec, ...] = ()
+        self._prompt_instructions: str | None = None
+        self._system: str | None = None
+        self._set_host_tools(host_tools)
+
+    def _set_host_tools(self, specs: Sequence[HostToolSpec]) -> None:
+        clash = sorted({spec.name for spec in specs} & set(self._tools))
+        if clash:
+            raise HarnessConfigurationError(
+                f"host tool(s) {', '.join(map(repr, clash))} have the name of a built-in tool of the "
+                "built-in harness; rename them or make the built-in inactive"
+            )
+        self._host_tools = tuple(specs)
+        self._system = None
+
+    def set_prompt(self, host_tools: Sequence[HostToolSpec], instructions: str | None) -> None:
+        """Take a prompt's host tools (when it has some; otherwise the previous ones stay)
+        and its instructions (replacing the previous prompt's).
+
+        Raises:
+            HarnessConfigurationError: a host tool has a built-in's name.
+        """
+        if host_tools:
+            self._set_host_tools(host_tools)
+        self._prompt_instructions = instructions
+        self._system = None
+
+    @property
+    def tools(self) -> Mapping[str, HarnessTool]:
+        """The built-in tools by name (active or not)."""
+        return self._tools
+
+    @property
+    def builtin_names(self) -> frozenset[str]:
+        """The names of every built-in tool (active or not)."""
+        return frozenset(self._specs)
+
+    @property
+    def host_tools(self) -> tuple[HostToolSpec, ...]:
+        """The current host tools."""
+        return self._host_tools
+
+    def allows(self, name: str) -> bool:
+        """Whether the built-in ``name`` is active (passes the host's filter)."""
+        return self._filter is None or self._filter.allows(name)
+
+    def inactive(self) -> list[str]:
+        """The built-ins the filter leaves out: not offered, and a call to one is refused."""
+        return [name for name in self._specs if not self.allows(name)]
+
+    def read_only_names(self) -> frozenset[str]:
+        """The active read-only built-ins and the read-only host tools."""
+        host = {spec.name for spec in self._host_tools if spec.read_only}
+        return frozenset({name for name in self._read_only if self.allows(name)} | host)
+
+    def host_schemas(self) -> dict[str, Any]:
+        """The host tools' input JSON Schemas by name."""
+        return {spec.name: spec.input_schema for spec in self._host_tools}
+
+    def offered(self, *, repair_mode: bool) -> list[ToolSpec]:
+        """The tools offered to the model: the active built-ins then the host tools; in
+        repair mode only the read-only ones."""
+        specs = [spec for name, spec in self._specs.items() if self.allows(name)]
+        specs.extend(ToolSpec(t.name, t.description, dict(t.input_schema)) for t in self._host_tools)
+        if repair_mode:
+            read_only = self.read_only_names()
+            specs = [spec for spec in specs if spec.name in read_only]
+        return specs
+
+    def system(self) -> str:
+        """The system prompt for the current prompt (built once per prompt)."""
+        if self._system is None:
+            names = [n for n in self._tools if self.allows(n)] + [t.name for t in self._host_tools]
+            self._system = system_prompt(self._workspace.root, names, [*self._instructions, self._prompt_instructions])
+        return self._system

@@ -1,0 +1,128 @@
+"""The tool step of a built-in turn: answering and running the pending step's calls.
+
+:meth:`ToolStep.run` announces the calls (:func:`~harness_builtin.call_parts.announce`),
+waits for the core's approval decisions (after an
+:class:`~harness_core.adapter.AwaitingAnswers`), runs the approved built-ins as one batch
+(:func:`~harness_builtin.execution.run_batch`: read-only calls in parallel), yields their
+result parts (with the ``fileChange`` parts of a ``bash`` call that changed files), waits
+for the host calls' results, then records every result in the history and finishes the
+step. A suspended turn continues where it stopped: announced calls are not announced again,
+an executed batch does not run again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from typing import Any
+
+import anyio
+
+from harness_core import AwaitingAnswers, FinishStepPart, ToolContext, ToolOutput
+
+from .call_parts import announce, result_parts
+from .environment import HARNESS_ID, TurnEnvironment
+from .execution import ScheduledCall, execute_builtin, run_batch
+from .file_changes import diff, snapshot
+from .live import LiveConversation
+from .offer import ToolOffer
+from .signals import TurnSignals
+from .state import CallState, PendingStep
+from .tools import SETTINGS_KEY, WORKSPACE_KEY
+
+__all__ = ["ToolStep"]
+
+
+def _waiting(pending: PendingStep) -> bool:
+    return any(c.status == "approval" or (c.kind == "host" and c.status == "waiting") for c in pending.calls)
+
+
+class ToolStep:
+    """Runs the pending steps of one turn.
+
+    Args:
+        conversation: the live conversation (its pending step).
+        offer: the tools (which calls are read-only).
+        environment: the sandbox, workspace, limits and tool settings.
+        signals: the turn's signals (waits and the batch are abortable).
+    """
+
+    def __init__(self, conversation: LiveConversation, offer: ToolOffer, environment: TurnEnvironment,
+                 signals: TurnSignals) -> None:
+        self._conversation = conversation
+        self._offer = offer
+        self._env = environment
+        self._signals = signals
+        self._validated: dict[str, Any] = {}
+
+    def remember(self, validated: Mapping[str, Any]) -> None:
+        """The validated inputs of the next step's calls, by call id (a call not in it,
+        e.g. after a restore, is validated again before it runs)."""
+        self._validated = dict(validated)
+
+    async def run(self) -> AsyncIterator[object]:
+        """Finish the pending step; yields its events, ending with ``finish-step``.
+
+        Raises:
+            BuiltinToolFailure: a built-in raised and ``on_error`` is ``"fail"``.
+            Aborted: the turn was aborted.
+        """
+        pending = self._conversation.pending
+        assert pending is not None
+        for call in pending.calls:
+            if not call.announced:
+                for event in announce(call):
+                    yield event
+        if any(c.status == "approval" for c in pending.calls):
+            yield AwaitingAnswers()
+            await self._signals.wait_until(lambda: not any(c.status == "approval" for c in pending.calls))
+        for call in pending.calls:
+            if call.status in ("denied", "refused") and call.content is None:
+                reason = call.reason or "denied"
+                call.content = f"Execution denied: {reason}" if call.status == "denied" else f"Execution refused: {reason}"
+                call.is_error = True
+        if not pending.executed:
+            await self._signals.guard(self._execute(pending))
+            pending.executed = True
+        for part in result_parts(pending.calls):
+            yield part
+        if any(c.kind == "host" and c.status == "waiting" for c in pending.calls):
+            yield AwaitingAnswers()
+            await self._signals.wait_until(lambda: not _waiting(pending))
+        self._conversation.finish_step()
+        yield FinishStepPart(finish_reason="tool-calls", usage=pending.usage)
+
+    async def _execute(self, pending: PendingStep) -> None:
+        runnable = [c for c in pending.calls if c.kind == "builtin" and c.status == "approved" and c.content is None]
+        read_only = self._offer.read_only_names()
+        scheduled = [ScheduledCall(c.name in read_only, self._runner(c)) for c in runnable]
+        outputs = await run_batch(scheduled, concurrency=self._env.limits.tool_concurrency)
+        for call, output in zip(runnable, outputs, strict=True):
+            call.status = "done"
+            call.content = output.content
+            call.is_error = output.is_error
+
+    def _runner(self, call: CallState) -> Callable[[], Awaitable[ToolOutput]]:
+        env = self._env
+        tool = self._offer.tools[call.name]
+        context = ToolContext(
+            tool_call_id=call.call_id, tool_name=call.name, session_id=env.session_id,
+            harness_id=HARNESS_ID, sandbox=env.sandbox,
+            metadata={WORKSPACE_KEY: env.workspace, SETTINGS_KEY: env.tool_settings},
+        )
+        detect = env.detect_file_changes and call.name == "bash"
+        validated = self._validated
+
+        async def run() -> ToolOutput:
+            # Validated when the response arrived; validated again after a restore.
+            value = validated[call.call_id] if call.call_id in validated else tool.validate(call.arguments)
+            root = env.workspace.root
+            before = await anyio.to_thread.run_sync(snapshot, root) if detect else None
+            output = await execute_builtin(
+                tool, value, context, deadline=env.limits.call_deadline, on_error=env.limits.on_error,
+            )
+            if before is not None:
+                after = await anyio.to_thread.run_sync(snapshot, root)
+                call.changes = [change.to_json() for change in diff(before, after)]
+            return output
+
+        return run

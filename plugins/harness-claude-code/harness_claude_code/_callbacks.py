@@ -1,0 +1,84 @@
+"""The callbacks Claude Code calls during a turn, routed to the session's current turn.
+
+* ``can_use_tool`` (the SDK's permission callback): a host tool is always allowed (the
+  core approves host calls itself); a built-in outside the session's filter is refused
+  here; every other built-in becomes a :class:`~harness_core.BuiltinApprovalRequest` of
+  the current turn, and Claude Code waits for the answer.
+* the ``PreToolUse`` hook answers ``ask`` for every built-in, so that Claude Code sends
+  even calls it would allow by its own rules (reads) to ``can_use_tool``.
+* the host tool handler of the in-process MCP server hands the call to the turn as a
+  :class:`~harness_core.HostToolCall`.
+
+With no turn running, calls are refused. Source: ``claude-agent-sdk``'s ``CanUseTool``
+and hook types.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Final
+
+from harness_core import BuiltinFilter, ToolOutput
+
+from ._builtins import BY_NATIVE
+from ._settings import HOST_PREFIX
+from ._state import DEFAULT_DENIAL
+from ._turn import ClaudeCodeTurn
+
+if TYPE_CHECKING:
+    from claude_agent_sdk import PermissionResultAllow, PermissionResultDeny, ToolPermissionContext
+
+__all__ = ["RuntimeCallbacks"]
+
+_ASK: Final = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask"}}
+
+
+class RuntimeCallbacks:
+    """Claude Code's callbacks for one session.
+
+    Args:
+        current_turn: returns the session's current turn (``None`` when there is none).
+        builtin_filter: the session's built-in filter, or ``None``.
+    """
+
+    def __init__(self, current_turn: Callable[[], ClaudeCodeTurn | None], builtin_filter: BuiltinFilter | None) -> None:
+        self._current_turn = current_turn
+        self._filter = builtin_filter
+
+    def _live_turn(self) -> ClaudeCodeTurn | None:
+        turn = self._current_turn()
+        return None if turn is None or turn.done else turn
+
+    async def pre_tool_use(self, hook_input: Any, tool_use_id: str | None, context: Any) -> dict[str, Any]:
+        """The ``PreToolUse`` hook: ``ask`` for built-ins, no opinion on host tools."""
+        name = hook_input.get("tool_name") if isinstance(hook_input, dict) else None
+        if isinstance(name, str) and name.startswith(HOST_PREFIX):
+            return {}
+        return _ASK
+
+    async def can_use_tool(self, tool_name: str, tool_input: dict[str, Any],
+                           context: ToolPermissionContext) -> PermissionResultAllow | PermissionResultDeny:
+        """The permission callback (see the module docstring)."""
+        from claude_agent_sdk import PermissionResultAllow, PermissionResultDeny
+
+        if tool_name.startswith(HOST_PREFIX):
+            return PermissionResultAllow(updated_input=tool_input)
+        turn = self._live_turn()
+        if turn is None:
+            return PermissionResultDeny(message="No turn is running; the call was refused.")
+        builtin = BY_NATIVE.get(tool_name)
+        if builtin is not None and self._filter is not None and not self._filter.allows(builtin.name):
+            reason = f"The built-in tool {builtin.name!r} is not active in this session."
+            turn.refuse(context.tool_use_id, tool_name, tool_input, reason)
+            return PermissionResultDeny(message=reason)
+        answer = await turn.request_approval(context.tool_use_id, tool_name, tool_input)
+        if answer.approved:
+            return PermissionResultAllow(updated_input=tool_input)
+        return PermissionResultDeny(message=answer.reason or DEFAULT_DENIAL)
+
+    async def host_call(self, tool_use_id: str | None, tool_name: str, arguments: dict[str, Any]) -> ToolOutput:
+        """The in-process MCP server's handler: the current turn's host gives the result."""
+        turn = self._live_turn()
+        if turn is None:
+            return ToolOutput("No turn is running; the host tool call was refused.", is_error=True)
+        return await turn.request_host_result(tool_use_id, tool_name, arguments)
