@@ -106,13 +106,12 @@ def demo_script(workspace: DemoWorkspace) -> Callable[[Any], Any]:
             patch = (f"*** Begin Patch\n*** Update File: {stats}\n@@\n-    {_BUGGY}\n+    {_FIXED}\n"
                      "*** End Patch\n")
             return ModelTurn(text, tool_calls=[ToolCallSpec("apply_patch", patch)])
-        name = resolve_tool_name("edit", request.tool_names)
-        schema = next((t.input_schema for t in request.tools if t.name == name), None) or {}
-        if "edits" in (schema.get("properties") or {}):  # pi >= 1.x: a list of replacements
-            return ModelTurn(text, tool_calls=[ToolCallSpec(name, {
-                "path": stats, "edits": [{"oldText": _BUGGY, "newText": _FIXED}]})])
-        return ModelTurn(text, tool_calls=[
-            ToolCallSpec("edit", {"file_path": stats, "old_string": _BUGGY, "new_string": _FIXED})])
+        edit = next((t for t in request.tools if t.name == request.resolve_tool("edit")), None)
+        properties = (edit.input_schema or {}).get("properties", {}) if edit is not None else {}
+        arguments: dict[str, Any] = {"file_path": stats, "old_string": _BUGGY, "new_string": _FIXED}
+        if "edits" in properties:  # pi: {path, edits: [{oldText, newText}]}
+            arguments = {"path": stats, "edits": [{"oldText": _BUGGY, "newText": _FIXED}]}
+        return ModelTurn(text, tool_calls=[ToolCallSpec("edit", arguments)])
 
     def diff_step(request: Any) -> Any:
         name = next((n for n in request.tool_names if n == "git_diff" or n.endswith("__git_diff")), "git_diff")
