@@ -117,6 +117,7 @@ class AcpSession:
         self._destroyed = False
         self._first_prompt = True
         self._loading = False
+        self._restart = False
         self._watcher: asyncio.Future[None] | None = None
         self.runtime_error: str | None = None
 
@@ -235,6 +236,14 @@ class AcpSession:
             if self._turn is not None and not self._turn.done:
                 self._turn.runtime_exited()
 
+    def restart_before_next_prompt(self) -> None:
+        """The agent answered a prompt with an error: start it afresh (``session/load``) for the next one.
+
+        codex-acp 0.16 sometimes never answers the prompt after a failed one; a new process
+        that loads the session does.
+        """
+        self._restart = True
+
     def is_noise(self, update: Any) -> bool:
         """True for an agent message chunk that is the agent's own banner or warning (see the profile)."""
         profile = self._settings.profile
@@ -332,7 +341,8 @@ class AcpSession:
         every = profile is not None and not profile.asks_permission and asks
         turn = AcpTurn(self, hold_pending=self.builtin_approvals and asks, hold_until_final=every)
         self._turn = turn
-        if self._process is None or not self._process.running:
+        if self._process is None or not self._process.running or self._restart:
+            self._restart = False
             await self._kill()
             try:
                 await self.open()

@@ -327,6 +327,7 @@ class AcpTurn:
         elif kind == "done":
             self._outbox.append(TurnEnd(finish_reason=self._reason(payload), usage=self._usage_of(payload)))
         elif kind == "error":
+            self._session.restart_before_next_prompt()
             self._outbox.append(TurnEnd(finish_reason="error", usage=self._usage, error=str(payload),
                                         error_type="agent-error"))
         else:
