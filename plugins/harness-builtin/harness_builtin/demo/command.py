@@ -89,6 +89,9 @@ def _runtime_home_options(harness: str, workspace: Path) -> tuple[str, ...]:
     if harness == "acp":  # the ACP agent (codex-acp, pi-acp) writes its config under this home
         home.mkdir(parents=True, exist_ok=True)
         return (f"home={home}",)
+    if harness == "codex":
+        (home / ".codex").mkdir(parents=True, exist_ok=True)
+        return (f"home={home}", f"codex_home={home / '.codex'}")
     if harness != "claude-code":
         return ()
     (home / ".claude").mkdir(parents=True, exist_ok=True)
@@ -133,12 +136,14 @@ def demo(ctx: click.Context, harness: str, yes: bool, parent: Path | None, as_js
             header.append("  approvals  you decide: y(es), n(o), a(lways for this tool)\n")
         header.append(f"\nprompt: {DEMO_PROMPT}\n", style="italic")
         console.print(header)
-        # pi serves any model from an OpenAI-compatible endpoint it is given (with /v1).
-        openai_style = harness == "pi"
+        # pi serves any model from an OpenAI-compatible endpoint it is given (with /v1); Codex
+        # speaks the Responses API there, with a model it knows (so it offers apply_patch).
+        openai_style = harness in ("pi", "codex")
         options: dict[str, Any] = {
             "prompt": DEMO_PROMPT,
             "harness": harness,
-            "model": "anthropic:harness-demo" if harness == "builtin" else ("harness-demo" if openai_style else None),
+            "model": {"builtin": "anthropic:harness-demo", "codex": "gpt-5.5"}.get(
+                harness, "harness-demo" if openai_style else None),
             "base_url": server.openai_base_url if openai_style else server.base_url,
             "cwd": workspace.path,
             "permission_mode": "allow-edits",
