@@ -23,7 +23,6 @@ from harness_core import (
 )
 
 from .mcp_tools import McpToolbox, default_cwd
-
 from .models import ModelClient, create_model_client, default_model_name
 from .session import BuiltinSession
 from .settings import (

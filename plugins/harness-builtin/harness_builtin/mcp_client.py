@@ -128,7 +128,7 @@ class McpConnection:
                 self._client = client
                 ready.set_result(tools)
                 await self._stop.wait()
-        except BaseException as exc:  # noqa: BLE001 - reported, never raised from a background task
+        except BaseException as exc:
             cause = _leaf(exc)
             message = self.redact(f"{type(cause).__name__}: {cause}".rstrip(": "))
             if not ready.done():

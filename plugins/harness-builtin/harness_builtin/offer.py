@@ -13,7 +13,13 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from harness_core import BuiltinFilter, BuiltinTool, HarnessConfigurationError, HarnessTool, HostToolSpec
+from harness_core import (
+    BuiltinFilter,
+    BuiltinTool,
+    HarnessConfigurationError,
+    HarnessTool,
+    HostToolSpec,
+)
 
 from .mcp_tools import McpToolbox
 from .models.base import ToolSpec

@@ -9,7 +9,6 @@ import logging
 import os
 import signal
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
@@ -194,9 +193,9 @@ async def test_servers_stop_with_the_session(scripted_model_server, workspace: P
         result = await agent.generate(session=session, prompt="pid?")
         pid = next(int(p.output["structuredContent"]["result"]) for p in result.parts if isinstance(p, ToolResultPart))
         assert _alive(pid)
-    deadline = time.monotonic() + 30
-    while _alive(pid) and time.monotonic() < deadline:
-        await anyio.sleep(0.1)
+    with anyio.move_on_after(30):
+        while _alive(pid):  # noqa: ASYNC110 - polling another process's state
+            await anyio.sleep(0.1)
     assert not _alive(pid)
 
 
