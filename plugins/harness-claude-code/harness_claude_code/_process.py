@@ -20,6 +20,7 @@ import attrs
 from harness_core import HostToolSpec
 
 from ._callbacks import RuntimeCallbacks
+from ._external_mcp import McpCatalog, sdk_server_config
 from ._mcp import build_host_server
 from ._options import ProcessSpec, build_options
 from ._runtime import Runtime, RuntimeStartError
@@ -40,6 +41,7 @@ class SessionProcess:
         on_exit: called when the current process's stream ends (the error, or ``None``).
 
     Attributes:
+        mcp: what the CLI reported about the external MCP servers (kinds, failures).
         lost_session: the Claude Code session id a resume could not find (the last
             :meth:`ensure` started a new session instead), else ``None``.
     """
@@ -55,6 +57,7 @@ class SessionProcess:
         self._cost_seen = 0.0
         self._lock = anyio.Lock()
         self.lost_session: str | None = None
+        self.mcp = McpCatalog(settings.mcp_servers)
 
     @property
     def pids(self) -> list[int]:
@@ -104,12 +107,14 @@ class SessionProcess:
                 runtime = self._new_runtime(host_tools, spec)
                 await runtime.start()
             self._runtime, self._spec, self._cost_seen = runtime, spec, 0.0
+            if self._settings.mcp_servers:
+                self.mcp.record(await runtime.mcp_status())
             return runtime
 
     def _new_runtime(self, host_tools: Sequence[HostToolSpec], spec: ProcessSpec) -> Runtime:
         from claude_agent_sdk import HookMatcher
 
-        servers: dict[str, Any] = dict(self._settings.mcp_servers)
+        servers: dict[str, Any] = {name: sdk_server_config(config) for name, config in self._settings.mcp_servers.items()}
         if host_tools:
             servers[HOST_SERVER] = build_host_server(HOST_SERVER, host_tools, self._callbacks.host_call)
         holder: list[Runtime] = []
