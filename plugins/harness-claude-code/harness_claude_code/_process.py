@@ -31,6 +31,10 @@ __all__ = ["SessionProcess"]
 _MISSING_SESSION: Final = "No conversation found"
 
 
+MCP_WAIT: Final = 60.0
+"""Seconds a new process waits for its external MCP servers to connect."""
+
+
 class SessionProcess:
     """The session's CLI process (see the module docstring).
 
@@ -108,8 +112,19 @@ class SessionProcess:
                 await runtime.start()
             self._runtime, self._spec, self._cost_seen = runtime, spec, 0.0
             if self._settings.mcp_servers:
-                self.mcp.record(await runtime.mcp_status())
+                await self._record_mcp(runtime)
             return runtime
+
+    async def _record_mcp(self, runtime: Runtime) -> None:
+        """Wait (up to ``MCP_WAIT`` seconds) until the CLI has connected or failed every
+        external MCP server, and record what it reports."""
+        with anyio.move_on_after(MCP_WAIT):
+            while True:
+                status = await runtime.mcp_status()
+                self.mcp.record(status)
+                if not any(s.get("status") == "pending" for s in status.get("mcpServers") or []):
+                    return
+                await anyio.sleep(0.2)
 
     def _new_runtime(self, host_tools: Sequence[HostToolSpec], spec: ProcessSpec) -> Runtime:
         from claude_agent_sdk import HookMatcher
