@@ -26,6 +26,7 @@ from harness_core import (
     ToolResultPart,
 )
 from harness_core.testing import ModelTurn, Script, ToolCallSpec
+from harness_core.testing.conformance import check_stream_shape
 from harness_core.testing.mcp_servers import PNG_1X1, HttpMcpServer, stdio_server_config
 
 pytestmark = pytest.mark.anyio
@@ -157,6 +158,7 @@ async def test_server_that_fails_to_start_gives_an_error_part(scripted_model_ser
         assert not any(n.startswith(("mcp__broken", "mcp__missing")) for n in session.runtime_tools)
         result = await agent.generate(session=session, prompt="go")
     assert result.finish_reason == "stop", result.parts
+    check_stream_shape(result.parts)
     errors = [p.error for p in result.parts if isinstance(p, ErrorPart)]
     assert any("'broken'" in e and "failed to start" in e for e in errors), errors
     assert any("'missing'" in e for e in errors), errors

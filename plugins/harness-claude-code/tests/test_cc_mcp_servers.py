@@ -27,6 +27,7 @@ from harness_core import (
     ToolResultPart,
 )
 from harness_core.testing import ModelTurn, ToolCallSpec
+from harness_core.testing.conformance import check_stream_shape
 from harness_core.testing.mcp_servers import HttpMcpServer, stdio_server_config
 
 needs_cli = pytest.mark.skipif(CLI_MISSING_REASON is not None, reason=CLI_MISSING_REASON or "")
@@ -142,6 +143,7 @@ async def test_server_that_fails_to_start(scripted_model_server: Any, adapter_se
     async with await agent.create_session(sandbox=LocalSandbox(workspace)) as session:
         result = await agent.generate(session=session, prompt="go")
     assert result.finish_reason == "stop", result.parts
+    check_stream_shape(result.parts)
     errors = [p.error for p in result.parts if isinstance(p, ErrorPart)]
     assert any("'broken'" in e and "failed to start" in e for e in errors), errors
     assert any(isinstance(p, ToolResultPart) and p.tool_call_id == "toolu_e" for p in result.parts)
@@ -196,3 +198,20 @@ async def test_secret_in_env_appears_nowhere(scripted_model_server: Any, adapter
     with pytest.raises(HarnessConfigurationError) as info:
         claude_code(mcp_servers={"ctx": {"command": "x", "env": {"TOKEN": 12345}}})
     assert "env['TOKEN']" in str(info.value) and "12345" not in str(info.value)
+
+
+def test_configs_map_to_the_sdk_shapes_and_filters_to_disallowed_tools() -> None:
+    from harness_claude_code._external_mcp import disallowed_mcp, sdk_server_config
+
+    from harness_core import BuiltinFilter, BuiltinFilterMode, parse_mcp_servers
+
+    servers = parse_mcp_servers({"a": {"command": "srv", "args": ["-x"], "env": {"K": "v"}, "cwd": "/tmp"},
+                                 "b": {"type": "http", "url": "http://127.0.0.1:1/mcp", "headers": {"H": "v"}}})
+    assert sdk_server_config(servers["a"]) == {"type": "stdio", "command": "/bin/sh", "env": {"K": "v"},
+                                               "args": ["-c", 'cd "$0" && exec "$@"', "/tmp", "srv", "-x"]}
+    assert sdk_server_config(servers["b"]) == {"type": "http", "url": "http://127.0.0.1:1/mcp", "headers": {"H": "v"}}
+    deny = BuiltinFilter(BuiltinFilterMode.INACTIVE, {"mcp__a", "mcp__b__t", "Bash", "mcp__zz"})
+    assert disallowed_mcp(servers, deny) == ["mcp__a", "mcp__b__t"]
+    allow = BuiltinFilter(BuiltinFilterMode.ACTIVE, {"mcp__b__t", "read"})
+    assert disallowed_mcp(servers, allow) == ["mcp__a"]
+    assert disallowed_mcp(servers, None) == []
