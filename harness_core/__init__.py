@@ -43,7 +43,16 @@ from harness_core.errors import (
     ToolNameConflictError,
     TurnStateError,
 )
-from harness_core.execution import ToolExecutionError, run_tool
+from harness_core.execution import (
+    CallScheduler,
+    ToolExecutionError,
+    ToolTimeout,
+    execute_call,
+    invoke_tool,
+    run_tool,
+    settle_error,
+    within_timeout,
+)
 from harness_core.hook_contexts import ExecutionContext, FilterRequest, ProjectionContext
 from harness_core.hookspecs import hookimpl, hookspec
 from harness_core.mcp import (
@@ -91,11 +100,13 @@ from harness_core.parts.models import (
 from harness_core.plugins.manager import (
     HarnessPluginManager,
     HookFacade,
+    PluginHookError,
     PluginLoadWarning,
     PluginRecord,
     create_plugin_manager,
     get_plugin_manager,
 )
+from harness_core.plugins.policies import enforces
 from harness_core.sandbox import CommandResult, LocalSandbox, Sandbox, SandboxView
 from harness_core.tools.definition import (
     BuiltinTool,
@@ -128,6 +139,7 @@ __all__ = [
     "BuiltinFilter",
     "BuiltinFilterMode",
     "BuiltinTool",
+    "CallScheduler",
     "CommandResult",
     "ErrorPart",
     "ExecutionContext",
@@ -152,6 +164,7 @@ __all__ = [
     "McpStdioServer",
     "Part",
     "PermissionMode",
+    "PluginHookError",
     "PluginLoadError",
     "PluginLoadWarning",
     "PluginRecord",
@@ -193,15 +206,19 @@ __all__ = [
     "ToolResources",
     "ToolResultContinuation",
     "ToolResultPart",
+    "ToolTimeout",
     "TurnEnd",
     "TurnState",
     "TurnStateError",
     "Usage",
     "create_plugin_manager",
     "define_harness_tool",
+    "enforces",
+    "execute_call",
     "get_plugin_manager",
     "hookimpl",
     "hookspec",
+    "invoke_tool",
     "mcp_name_matches",
     "mcp_tool_name",
     "merge_decisions",
@@ -211,6 +228,8 @@ __all__ = [
     "parse_part",
     "run_tool",
     "sanitize_text",
+    "settle_error",
     "split_mcp_name",
     "with_native_tool_name",
+    "within_timeout",
 ]

@@ -15,8 +15,37 @@ or class you register through the ``harness`` entry-point group::
 
 An implementation may accept only some of a hook's arguments (pluggy passes them by name);
 implementations must never declare arguments with default values, since pluggy never
-passes them. No module except :mod:`harness_core.plugins.manager` calls ``pm.hook`` directly: use the
-typed facade :class:`harness_core.plugins.manager.HookFacade`.
+passes them.
+
+**Calling.** Every hook is called through pluggy (``pm.hook.<name>``) by the typed facade
+:class:`harness_core.HookFacade` (``manager.hooks``), the only code that touches
+``pm.hook``. So ``@hookimpl(wrapper=True)``, ``tryfirst`` and ``trylast`` work on every
+hook: a wrapper on a collect hook sees (and may replace) the list of every plugin's
+results, on ``harness_approve_call`` the list of decisions before they are merged.
+
+**Failures** are attributed to the plugin and the hook
+(:class:`harness_core.PluginHookError`) and fail closed where it matters: an approval
+policy that raises or returns the wrong type denies the call; a filter that raises or
+returns anything but an iterable of names (``"bash"`` is not one) stops the session from
+being created; a plugin implementing either hook that fails to import or register makes
+agent construction raise until it is fixed or disabled (``HARNESS_DISABLE_PLUGINS``); a
+tool pack that fails is skipped with a warning and shown as failed by ``harness plugins``.
+
+**The core's defaults are ordinary plugins**, never looked up by name: ``permission-mode``
+and ``tool-approval`` (which declare what they enforce with :func:`harness_core.enforces`),
+the ``harness_execute_tool`` wrappers ``tool-timeout``, ``error-policy`` and
+``output-limit``, ``default-executor`` and ``default-projection``.
+
+**Testing a plugin in isolation.** The process-wide manager holds every installed plugin,
+so another installed policy changes what your tests see. Build a manager holding the core
+defaults and only the plugins you name, and give it to the agent::
+
+    manager = create_plugin_manager(load_entry_points=False, env={}, plugins=[my_policy])
+    agent = HarnessAgent(harness="builtin", plugin_manager=manager)
+
+(``register_core=False`` leaves the defaults out too;
+:func:`harness_core.testing.isolated_plugin_manager` and the ``isolated_plugins`` pytest
+fixture do the same.)
 """
 
 from __future__ import annotations
@@ -112,7 +141,10 @@ def harness_filter_tools(
     Returns:
         Harness-facing names to remove, or ``None``.
 
-    Combination: the union of all results is removed; unknown names are ignored.
+    Combination: the union of all results is removed; unknown names are ignored. A
+    result that is not ``None`` or an iterable of ``str`` (a bare string, a number), or an
+    exception, makes session creation raise a
+    :class:`~harness_core.errors.HarnessConfigurationError` naming the plugin (fail closed).
     """
     raise NotImplementedError
 
@@ -135,7 +167,11 @@ def harness_approve_call(call: ToolCall, context: ApprovalContext) -> ApprovalDe
     :func:`~harness_core.approval.merge_decisions`: denied beats user-approval beats
     approved beats not-applicable, whatever the plugin order; fallback decisions (the
     permission mode's default) yield to explicit ones. The deciding plugin is recorded.
-    An implementation that raises counts as a denial naming the plugin and the error.
+    An implementation that raises, or returns something other than an ``ApprovalDecision``
+    or ``None``, counts as a denial naming the plugin. A ``wrapper=True`` implementation
+    receives the list of decisions (``decisions = yield``) and returns the list to merge.
+    Declare what a policy enforces with :func:`harness_core.enforces`; under
+    ``allow-all`` built-in calls skip this hook only when every implementation declares it.
     """
     raise NotImplementedError
 
@@ -157,7 +193,11 @@ def harness_execute_tool(call: ToolCall, context: ExecutionContext) -> Awaitable
         An awaitable resolving to the bounded :class:`~harness_core.tools.output.ToolOutput`, or
         ``None`` to let the next implementation run.
 
-    Combination: first non-``None`` result wins; wrappers see and may replace it.
+    Combination: first non-``None`` result wins; wrappers see and may replace it. The
+    core's policies are wrappers, outer to inner: ``output-limit`` (normalize, cut to
+    100,000 characters), ``error-policy`` (``on_error``), ``tool-timeout``; a wrapper you
+    register runs outside them. An implementation that raises when called is an error
+    result naming it (or fails the turn with ``on_error="fail"``).
     """
     raise NotImplementedError
 

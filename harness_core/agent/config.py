@@ -37,6 +37,7 @@ from harness_core.errors import HarnessConfigurationError
 from harness_core.hook_contexts import OnError
 from harness_core.mcp import McpServerConfig, split_mcp_name
 from harness_core.plugins.manager import DISABLE_ENV, HarnessPluginManager
+from harness_core.plugins.policies import EnforcedSetting
 from harness_core.tools.definition import BuiltinTool, HarnessTool
 
 __all__ = ["AgentConfig"]
@@ -213,9 +214,11 @@ class AgentConfig:
             checked[name] = setting
         return checked
 
-    def _policy_missing(self, plugin: str) -> str | None:
-        """Why the core policy ``plugin`` is not enforcing anything here, or ``None`` if it is."""
-        if self._manager.pm.get_plugin(plugin) is not None:
+    def _policy_missing(self, setting: EnforcedSetting, plugin: str) -> str | None:
+        """Why no loaded policy enforces ``setting`` (by its ``@enforces`` declaration, never
+        by name), or ``None`` if one does; ``plugin`` is the core default that would, for the
+        message."""
+        if self._manager.hooks.enforcers(setting):
             return None
         if plugin in self._manager.disabled_names:
             blocked = ",".join(sorted(self._manager.disabled_names))
@@ -234,14 +237,14 @@ class AgentConfig:
             name for name, setting in self._tool_approval.items()
             if callable(setting) or setting is not ApprovalStatus.NOT_APPLICABLE
         )
-        why = self._policy_missing("tool-approval")
+        why = self._policy_missing("tool_approval", "tool-approval")
         if enforced and why is not None:
             raise HarnessConfigurationError(
                 f"tool_approval is set for {', '.join(map(repr, enforced))}, but the core plugin 'tool-approval' that "
                 f"enforces it {why}; the setting cannot be honoured. Re-enable the plugin (remove it from "
                 "HARNESS_DISABLE_PLUGINS) or drop tool_approval"
             )
-        why = self._policy_missing("permission-mode")
+        why = self._policy_missing("permission_mode", "permission-mode")
         if self._permission_mode is not PermissionMode.ALLOW_ALL and why is not None:
             raise HarnessConfigurationError(
                 f"permission_mode {self._permission_mode.value!r} is set, but the core plugin 'permission-mode' that "

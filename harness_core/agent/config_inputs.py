@@ -69,7 +69,9 @@ def make_manager(plugins: Sequence[object], manager: HarnessPluginManager | None
     plugins = list(plugins)
     if manager is None:
         if not plugins:
-            return get_plugin_manager()
+            default = get_plugin_manager()
+            default.raise_for_failed_guards()  # a failed policy plugin: fail closed
+            return default
         manager = create_plugin_manager()
     elif not isinstance(manager, HarnessPluginManager):
         raise HarnessConfigurationError(
@@ -83,6 +85,7 @@ def make_manager(plugins: Sequence[object], manager: HarnessPluginManager | None
             raise HarnessConfigurationError(
                 f"plugins: {plugin!r} is named {record.name!r}, which HARNESS_DISABLE_PLUGINS blocks"
             )
+    manager.raise_for_failed_guards()  # a failed policy plugin: fail closed
     return manager
 
 

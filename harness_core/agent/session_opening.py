@@ -30,11 +30,9 @@ from harness_core.agent.session_control import SessionControl
 from harness_core.agent.state import SuspendedTurnModel, parse_resume_state, parse_suspended_state
 from harness_core.agent.turn_record import TurnRecord
 from harness_core.agent.turn_state import TurnState
-from harness_core.approval import PermissionMode
 from harness_core.errors import HarnessConfigurationError
 from harness_core.hook_contexts import FilterRequest, ProjectionContext
 from harness_core.mcp import split_mcp_name
-from harness_core.plugins.manager import CORE_PLUGINS
 from harness_core.sandbox import Sandbox
 from harness_core.tools.definition import BuiltinTool, HarnessTool
 
@@ -114,7 +112,7 @@ async def open_session(
                 f"{config.harness_id!r} can neither filter built-ins natively nor deny them through approvals"
             )
     builtin_approvals = adapter.supports_builtin_approvals and (
-        config.permission_mode is not PermissionMode.ALLOW_ALL or by_approval or _extra_approval_policies(config)
+        by_approval or config.plugin_manager.hooks.builtin_calls_need_approval(config.permission_mode)
     )
     settings = CallSettings(
         hooks=config.plugin_manager.hooks,
@@ -188,12 +186,6 @@ def host_tool_specs(config: AgentConfig, inactive: Mapping[str, str]) -> list[Ho
         for name, tool in config.host_tools.items() if name not in inactive
     ]
 
-
-def _extra_approval_policies(config: AgentConfig) -> bool:
-    return any(
-        record.status == "loaded" and "harness_approve_call" in record.hooks and record.name not in CORE_PLUGINS
-        for record in config.plugin_manager.records()
-    )
 
 
 def own_session(agent: HarnessAgent, session: object) -> HarnessSession:

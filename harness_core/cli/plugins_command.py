@@ -15,8 +15,13 @@ contribute) without failing: each plugin involved lists them under ``problems`` 
 table shows them in red. ``harness tools`` cannot list a tool two packs contribute, so it
 fails on a conflict.
 
-Exit status: 0 on success, 1 on an error (one line on stderr, e.g. ``harness tools`` with
-a tool name two packs both contribute), 2 on a usage error.
+Both print every failed plugin on stderr, one line each (``harness: plugin 'name'
+(dist version) failed: <error>``), after the listing, and then exit with status 1: a tool
+pack that failed to load (or whose ``harness_tools`` raised now) is missing from the
+listing, and a failed policy makes agents refuse to start.
+
+Exit status: 0 on success, 1 when a plugin failed or on an error (one line on stderr, e.g.
+``harness tools`` with a tool name two packs both contribute), 2 on a usage error.
 """
 
 from __future__ import annotations
@@ -41,6 +46,15 @@ from harness_core.plugins.manager import (
 __all__ = ["COMMANDS", "plugins_command", "tools_command"]
 
 _STATUS_STYLE = {"loaded": "green", "failed": "bold red", "disabled": "yellow"}
+
+
+def _report_failures(manager: HarnessPluginManager) -> None:
+    """Print every failed plugin on stderr and exit with status 1 if there is one."""
+    failed = [record for record in manager.records() if record.status == "failed"]
+    for record in failed:
+        click.echo(f"harness: plugin {record.label} failed: {record.error}", err=True)
+    if failed:
+        raise SystemExit(1)
 
 
 def _manager() -> HarnessPluginManager:
@@ -82,7 +96,8 @@ def plugins_command(as_json: bool) -> None:
     Plugins that failed to load are listed with their error; disabled ones
     (HARNESS_DISABLE_PLUGINS) are listed as disabled. Conflicts (a tool name or harness
     id two plugins contribute, which makes agents refuse to start) are shown in red on
-    each plugin involved and after the table; they do not change the exit status.
+    each plugin involved and after the table; they do not change the exit status. Every
+    failed plugin is also named on stderr, and the exit status is then 1.
     """
     manager = _manager()
     records = manager.records()
@@ -93,6 +108,7 @@ def plugins_command(as_json: bool) -> None:
             "plugins": [record.to_json() | {"problems": problems.get(record.name, [])} for record in records],
             "conflicts": [conflict.to_json() for conflict in conflicts],
         })
+        _report_failures(manager)
         return
     table = Table(title="harness plugins", title_justify="left", expand=False)
     table.add_column("Name", style="bold", overflow="fold")
@@ -117,6 +133,7 @@ def plugins_command(as_json: bool) -> None:
     if conflicts:
         summary += f", {len(conflicts)} conflict(s)"
     console.print(summary, style="red" if failed or conflicts else None)
+    _report_failures(manager)
 
 
 @click.command("tools")
@@ -125,10 +142,14 @@ def tools_command(as_json: bool) -> None:
     """List the host tools every tool pack contributes: name, pack, read-only flag and
     input schema.
 
-    Fails (exit status 1) when two packs contribute the same tool name.
+    Fails (exit status 1) when two packs contribute the same tool name, or when a
+    plugin failed (each is named on stderr).
     """
     manager = _manager()
-    tools = manager.hooks.tools()
+    with warnings.catch_warnings():
+        # A pack whose harness_tools fails now is marked failed and reported below.
+        warnings.simplefilter("ignore", PluginLoadWarning)
+        tools = manager.hooks.tools()
     rows: list[dict[str, Any]] = []
     for name in sorted(tools):
         pack, tool = tools[name]
@@ -146,10 +167,12 @@ def tools_command(as_json: bool) -> None:
         )
     if as_json:
         _echo_json({"tools": rows})
+        _report_failures(manager)
         return
     console = _console()
     if not rows:
         console.print("No host tools installed (tool packs contribute them through harness_tools).")
+        _report_failures(manager)
         return
     table = Table(title="harness tools", title_justify="left", expand=False)
     table.add_column("Name", style="bold", overflow="fold")
@@ -162,6 +185,7 @@ def tools_command(as_json: bool) -> None:
         table.add_row(row["name"], pack, "yes" if row["read_only"] else "no", _summarize_input(row["input_schema"]))
     console.print(table)
     console.print("Full input schemas: harness tools --json")
+    _report_failures(manager)
 
 
 def _type_label(schema: Any) -> str:

@@ -1,4 +1,4 @@
-"""Plugin discovery, load isolation, listing, and the typed hook facade.
+"""Plugin discovery, load isolation and records: :class:`HarnessPluginManager`.
 
 Plugins are found through the ``harness`` entry-point group; the entry-point name is the
 plugin name. Loading is our own loop, one plugin at a time, so one broken plugin never
@@ -14,15 +14,27 @@ stops the others:
   :class:`PluginLoadWarning` naming the plugin, its distribution and the error, and
   everything registered since it started loading (its import's side effects included) is
   rolled back;
+* **fail closed:** a failed plugin that implements ``harness_approve_call`` or
+  ``harness_filter_tools`` (for one that failed to import: whose source defines one, read
+  without running it; a source that cannot be read counts as one) is recorded as a failed
+  *guard*: :meth:`HarnessPluginManager.raise_for_failed_guards` (called at agent
+  construction) raises :class:`~harness_core.errors.HarnessConfigurationError` naming it
+  and the error, and every approval is denied, until it is fixed or disabled;
 * ``HARNESS_STRICT_PLUGINS=1`` turns the first failure into a
   :class:`~harness_core.errors.PluginLoadError`;
 * ``HARNESS_DISABLE_PLUGINS=a,b`` blocks plugins by name before they are imported (core
   defaults included);
 * loading twice registers nothing twice.
 
-:class:`HarnessPluginManager` wraps :class:`pluggy.PluginManager`; :class:`HookFacade`
-is the only place that calls ``pm.hook``. Build an isolated manager with
-:func:`create_plugin_manager`; :func:`get_plugin_manager` returns the process-wide one.
+Each registered implementation gets an attributing function
+(:mod:`harness_core.plugins.attribution`); :class:`~harness_core.plugins.facade.HookFacade`
+(``manager.hooks``) is the only place that calls ``pm.hook``.
+
+**Isolation** (tests, plugin authors): ``create_plugin_manager(load_entry_points=False,
+env={}, plugins=[...])`` holds the core defaults and exactly the plugins named, whatever
+else is installed; pass it as ``HarnessAgent(plugin_manager=...)``.
+:func:`harness_core.testing.isolated_plugin_manager` does the same.
+:func:`get_plugin_manager` returns the process-wide one (every installed plugin).
 """
 
 from __future__ import annotations
@@ -30,31 +42,41 @@ from __future__ import annotations
 import importlib.metadata
 import os
 import warnings
-from collections.abc import Iterable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, Literal, Protocol
+from collections.abc import Iterable, Mapping
 
-import attrs
 import pluggy
 
 from harness_core import hookspecs
-from harness_core.approval import ApprovalContext, ApprovalDecision, ApprovalStatus, merge_decisions
-from harness_core.errors import HarnessConfigurationError, PluginLoadError, ToolNameConflictError
-from harness_core.parts.models import ErrorPart, Part
-from harness_core.tools.output import ToolOutput
-
-if TYPE_CHECKING:
-    import click
-
-    from harness_core.adapter import AdapterFactory
-    from harness_core.hook_contexts import ExecutionContext, FilterRequest, ProjectionContext
-    from harness_core.tools.definition import BuiltinTool, HarnessTool, ToolCall
+from harness_core.errors import HarnessConfigurationError, PluginLoadError
+from harness_core.plugins.attribution import PluginHookError, attribute
+from harness_core.plugins.defaults import CORE_PLUGINS, core_plugins
+from harness_core.plugins.facade import HookFacade
+from harness_core.plugins.records import (
+    DISABLE_ENV,
+    ENTRY_POINT_GROUP,
+    GUARD_HOOKS,
+    STRICT_ENV,
+    EntryPointLike,
+    PluginConflict,
+    PluginKind,
+    PluginLoadWarning,
+    PluginRecord,
+    describe_error,
+    distribution_of,
+    env_flag,
+    version_of,
+)
+from harness_core.plugins.validation import guard_hooks_in_source, guard_names_of, validate_plugin
 
 __all__ = [
     "CORE_PLUGINS",
+    "DISABLE_ENV",
     "ENTRY_POINT_GROUP",
+    "STRICT_ENV",
     "HarnessPluginManager",
     "HookFacade",
     "PluginConflict",
+    "PluginHookError",
     "PluginKind",
     "PluginLoadWarning",
     "PluginRecord",
@@ -63,149 +85,30 @@ __all__ = [
     "reset_plugin_manager",
 ]
 
-ENTRY_POINT_GROUP = hookspecs.PROJECT_NAME
-STRICT_ENV = "HARNESS_STRICT_PLUGINS"
-DISABLE_ENV = "HARNESS_DISABLE_PLUGINS"
-
-PluginKind = Literal["core", "adapter", "tools", "policy", "other"]
-PluginStatus = Literal["loaded", "failed", "disabled"]
-
-_REGISTRATION_HOOKS = ("harness_adapters", "harness_tools", "harness_cli_commands")
-
-
-class PluginLoadWarning(UserWarning):
-    """A plugin was skipped because it failed to load; the message says why."""
-
-
-class EntryPointLike(Protocol):
-    """What discovery needs of an entry point (tests pass fakes)."""
-
-    @property
-    def name(self) -> str: ...
-
-    @property
-    def value(self) -> str: ...
-
-    def load(self) -> Any: ...
-
-
-@attrs.define
-class PluginRecord:
-    """One plugin as ``harness plugins`` lists it.
-
-    Attributes:
-        name: plugin (entry-point) name.
-        distribution: the distribution declaring it (``None`` for in-memory plugins).
-        version: that distribution's version.
-        kind: core, adapter, tools, policy or other (from the hooks it implements).
-        hooks: the hooks it implements, sorted.
-        status: loaded, failed or disabled.
-        error: why it failed, for failed plugins.
-        value: the entry point's ``module:attr`` reference, when discovered.
-    """
-
-    name: str
-    distribution: str | None = None
-    version: str | None = None
-    kind: PluginKind = "other"
-    hooks: tuple[str, ...] = ()
-    status: PluginStatus = "loaded"
-    error: str | None = None
-    value: str | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        """The record as JSON data."""
-        return attrs.asdict(self, recurse=False) | {"hooks": list(self.hooks)}
-
-
-@attrs.frozen
-class PluginConflict:
-    """A name several plugin contributions claim, as ``harness plugins`` reports it.
-
-    A conflict is not a load failure (every plugin involved loaded), but any agent that
-    would use the contributions refuses to start (``ToolNameConflictError`` for tools,
-    ``HarnessConfigurationError`` for harness ids) until one plugin is disabled.
-
-    Attributes:
-        kind: ``"tool"`` (a host tool name from ``harness_tools``) or ``"harness"`` (a
-            harness id from ``harness_adapters``).
-        name: the contested tool name or harness id.
-        plugins: the contributing plugin names, sorted; a name appears twice when one
-            plugin contributes the name twice.
-    """
-
-    kind: Literal["tool", "harness"]
-    name: str
-    plugins: tuple[str, ...]
-
-    @property
-    def message(self) -> str:
-        """One line naming the kind, the name and every contributing plugin."""
-        what = "tool" if self.kind == "tool" else "harness id"
-        names = list(dict.fromkeys(self.plugins))
-        if len(names) == 1:
-            return f"{what} {self.name!r} is contributed {len(self.plugins)} times by plugin {names[0]!r}"
-        listed = ", ".join(map(repr, names[:-1])) + f" and {names[-1]!r}"
-        return f"{what} {self.name!r} is contributed by plugins {listed}; disable one with {DISABLE_ENV}"
-
-    def to_json(self) -> dict[str, Any]:
-        """``{"kind", "name", "plugins", "message"}`` as JSON data."""
-        return {"kind": self.kind, "name": self.name, "plugins": list(self.plugins), "message": self.message}
-
-
-def _core_plugins() -> dict[str, object]:
-    from harness_core.execution import DefaultExecutor
-    from harness_core.plugins.policies import PermissionModePolicy, ToolApprovalPolicy
-    from harness_core.plugins.projection import DefaultProjection
-
-    return {
-        "permission-mode": PermissionModePolicy(),
-        "tool-approval": ToolApprovalPolicy(),
-        "default-executor": DefaultExecutor(),
-        "default-projection": DefaultProjection(),
-    }
-
-
-CORE_PLUGINS: tuple[str, ...] = ("permission-mode", "tool-approval", "default-executor", "default-projection")
-"""Names of the core's own default plugins."""
-
-
-def _env_flag(env: Mapping[str, str], name: str) -> bool:
-    return env.get(name, "").strip().lower() in {"1", "true", "yes", "on"}
-
-
-def _distribution_of(ep: EntryPointLike) -> tuple[str | None, str | None]:
-    """``(name, version)`` of the distribution declaring ``ep``; ``(None, None)`` if unknown."""
-    dist = getattr(ep, "dist", None)
-    if dist is None:
-        return None, None
-    try:
-        name = getattr(dist, "name", None) or dist.metadata["Name"]
-    except Exception:  # broken metadata must not stop discovery
-        name = None
-    try:
-        version = dist.version
-    except Exception:
-        version = None
-    return (str(name) if name else None), (str(version) if version else None)
-
-
-def _describe(exc: BaseException) -> str:
-    """``"Type: message"`` on one line (pluggy's validation messages span several)."""
-    message = " ".join(line.strip() for line in str(exc).splitlines() if line.strip())
-    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
-
 
 class _RegistrationError(Exception):
     """Internal: a plugin was rejected; ``message`` is what its record shows."""
 
-    def __init__(self, message: str, cause: BaseException) -> None:
+    def __init__(self, message: str, cause: BaseException, guard: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.cause = cause
+        self.guard = guard
 
 
-_Snapshot = tuple[frozenset[object], dict[str, "PluginRecord"]]
+def _guard_of_object(plugin: object) -> str | None:
+    names = guard_names_of(plugin)
+    return f"implements {' and '.join(names)}" if names else None
+
+
+def _guard_of_source(value: str) -> str | None:
+    names, problem = guard_hooks_in_source(value)
+    if problem is not None:
+        return f"may implement {' or '.join(GUARD_HOOKS)} ({problem})"
+    return f"implements {' and '.join(names)}" if names else None
+
+
+_Snapshot = tuple[frozenset[object], dict[str, PluginRecord]]
 
 
 class HarnessPluginManager:
@@ -222,15 +125,18 @@ class HarnessPluginManager:
         self.pm.add_hookspecs(hookspecs)
         self._env = os.environ if env is None else env
         self._records: dict[str, PluginRecord] = {}
+        self._core: set[str] = set()
         self.hooks = HookFacade(self)
         if register_core:
-            for name, plugin in _core_plugins().items():
+            for name, plugin in core_plugins().items():
+                self._core.add(name)
                 if name in self.disabled_names:
                     self._records[name] = PluginRecord(name, kind="core", status="disabled")
                     continue
                 self.pm.register(plugin, name=name)
+                attribute(self.pm, plugin)
                 self._records[name] = PluginRecord(
-                    name, "harness-core", _version("harness-core"), "core", self._hooks_of(plugin)
+                    name, "harness-core", version_of("harness-core"), "core", self._hooks_of(plugin)
                 )
 
     # -- configuration ---------------------------------------------------------------
@@ -238,7 +144,7 @@ class HarnessPluginManager:
     @property
     def strict(self) -> bool:
         """True when ``HARNESS_STRICT_PLUGINS`` is set: the first failure raises."""
-        return _env_flag(self._env, STRICT_ENV)
+        return env_flag(self._env, STRICT_ENV)
 
     @property
     def disabled_names(self) -> frozenset[str]:
@@ -278,7 +184,7 @@ class HarnessPluginManager:
             return self._register(plugin, name, distribution, version, value)
         except _RegistrationError as exc:
             self._rollback(snapshot)
-            return self._fail(name, distribution, version, value, exc.message, exc.cause)
+            return self._fail(name, distribution, version, value, exc)
 
     def load_entry_points(self, entry_points: Iterable[EntryPointLike] | None = None) -> list[PluginRecord]:
         """Discover and register plugins from the ``harness`` entry-point group.
@@ -287,7 +193,8 @@ class HarnessPluginManager:
         refers to a class registers an instance made without arguments; a failure (import,
         instantiation, validation, a raising registration hook) rolls back whatever was
         registered since that entry point started loading (side effects of its import
-        included), warns with :class:`PluginLoadWarning` and moves on.
+        included), warns with :class:`PluginLoadWarning` and moves on (a failed guard
+        plugin is recorded so agents fail closed).
 
         Args:
             entry_points: entry points to load instead of the installed ones (tests pass
@@ -303,7 +210,7 @@ class HarnessPluginManager:
             entry_points = importlib.metadata.entry_points(group=ENTRY_POINT_GROUP)
         seen: list[PluginRecord] = []
         for ep in entry_points:
-            dist, version = _distribution_of(ep)
+            dist, version = distribution_of(ep)
             existing = self._records.get(ep.name)
             if existing is not None and existing.status == "loaded":
                 seen.append(existing)
@@ -319,7 +226,7 @@ class HarnessPluginManager:
                 seen.append(self._register(plugin, ep.name, dist, version, ep.value))
             except _RegistrationError as exc:
                 self._rollback(snapshot)
-                seen.append(self._fail(ep.name, dist, version, ep.value, exc.message, exc.cause))
+                seen.append(self._fail(ep.name, dist, version, ep.value, exc))
         return seen
 
     @staticmethod
@@ -327,13 +234,14 @@ class HarnessPluginManager:
         try:
             plugin = ep.load()
         except (Exception, SystemExit) as exc:
-            raise _RegistrationError(f"import failed: {_describe(exc)}", exc) from exc
+            raise _RegistrationError(f"import failed: {describe_error(exc)}", exc, _guard_of_source(ep.value)) from exc
         if isinstance(plugin, type):
             try:
                 plugin = plugin()
             except Exception as exc:
                 raise _RegistrationError(
-                    f"could not instantiate plugin class {plugin.__qualname__}: {_describe(exc)}", exc
+                    f"could not instantiate plugin class {plugin.__qualname__}: {describe_error(exc)}", exc,
+                    _guard_of_object(plugin),
                 ) from exc
         return plugin
 
@@ -341,9 +249,12 @@ class HarnessPluginManager:
                   value: str | None) -> PluginRecord:
         try:
             self.pm.register(plugin, name=name)
-            self._validate(plugin, name)
+            validate_plugin(self.pm, plugin)
         except (Exception, SystemExit) as exc:
-            raise _RegistrationError(f"registration failed: {_describe(exc)}", exc) from exc
+            raise _RegistrationError(
+                f"registration failed: {describe_error(exc)}", exc, _guard_of_object(plugin)
+            ) from exc
+        attribute(self.pm, plugin)
         record = PluginRecord(name, distribution, version, self._kind_of(name, plugin), self._hooks_of(plugin),
                               value=value)
         self._records[name] = record
@@ -359,42 +270,52 @@ class HarnessPluginManager:
         self._records = dict(records)
 
     def _fail(self, name: str, dist: str | None, version: str | None, value: str | None,
-              message: str, exc: BaseException) -> PluginRecord:
-        record = PluginRecord(name, dist, version, status="failed", error=message, value=value)
+              exc: _RegistrationError) -> PluginRecord:
+        guard_hooks = tuple(hook for hook in GUARD_HOOKS if exc.guard and hook in exc.guard)
+        record = PluginRecord(name, dist, version, "policy" if exc.guard else "other", guard_hooks,
+                              status="failed", error=exc.message, value=value, guard=exc.guard)
         self._records[name] = record
         dist_label = " ".join(part for part in (dist, version) if part) or None
         where = f"plugin {name!r}" + (f" from distribution {dist_label}" if dist_label else "")
         if self.strict:
-            raise PluginLoadError(f"{where}: {message}", plugin=name, distribution=dist_label) from exc
-        warnings.warn(f"harness: skipped {where}: {message}", PluginLoadWarning, stacklevel=4)
+            raise PluginLoadError(f"{where}: {exc.message}", plugin=name, distribution=dist_label) from exc.cause
+        warnings.warn(f"harness: skipped {where}: {exc.message}", PluginLoadWarning, stacklevel=4)
         return record
 
-    def _validate(self, plugin: object, name: str) -> None:
-        callers = self.pm.get_hookcallers(plugin) or []
-        for caller in callers:
-            if not caller.has_spec():
-                raise HarnessConfigurationError(
-                    f"{caller.name!r} is not a harness hook (known hooks: {', '.join(hookspecs.HOOK_NAMES)})"
-                )
-            for impl in caller.get_hookimpls():
-                if impl.plugin is plugin and impl.kwargnames:
-                    raise HarnessConfigurationError(
-                        f"{caller.name}: argument(s) {', '.join(impl.kwargnames)} have default values, "
-                        "which pluggy never passes; remove the defaults"
-                    )
-        implemented = {caller.name for caller in callers}
-        for hook_name in hookspecs.HOOK_NAMES:
-            if hook_name not in implemented and callable(getattr(plugin, hook_name, None)):
-                raise HarnessConfigurationError(
-                    f"{hook_name} is defined without the @hookimpl decorator, so it would never be "
-                    "called; decorate it with harness_core.hookimpl"
-                )
-        for hook_name in _REGISTRATION_HOOKS:
-            caller = getattr(self.pm.hook, hook_name)
-            for impl in caller.get_hookimpls():
-                if impl.plugin is plugin and not (impl.hookwrapper or impl.wrapper):
-                    result = impl.function()
-                    _check_registration_result(hook_name, result)
+    def mark_failed(self, name: str, error: str) -> None:
+        """Record that the loaded plugin ``name`` failed later (a hook raised) and unregister
+        it, so it is skipped from now on; ``harness plugins`` lists it as failed."""
+        record = self._records.get(name)
+        plugin = self.pm.get_plugin(name)
+        if plugin is not None:
+            self.pm.unregister(plugin)
+        if record is not None:
+            record.status = "failed"
+            record.error = error
+
+    # -- fail closed -----------------------------------------------------------------
+
+    def failed_guards(self) -> list[PluginRecord]:
+        """Failed plugins that implement (or may implement) an approval or filter hook, by name."""
+        failed = [r for r in self._records.values() if r.status == "failed" and r.guard is not None]
+        return sorted(failed, key=lambda r: r.name) if failed else failed
+
+    def raise_for_failed_guards(self) -> None:
+        """Refuse to build an agent while a guard plugin is failed (fail closed).
+
+        Raises:
+            HarnessConfigurationError: naming every failed guard plugin, why it counts as
+                one, and its error; disabling it (``HARNESS_DISABLE_PLUGINS``) is the opt-out.
+        """
+        failed = self.failed_guards()
+        if not failed:
+            return
+        lines = "; ".join(f"plugin {r.label} {r.guard} but failed to load: {r.error}" for r in failed)
+        names = ",".join(r.name for r in failed)
+        raise HarnessConfigurationError(
+            f"{lines}. Its approvals or filters cannot be enforced, so no agent is built; fix it, or disable "
+            f"it with {DISABLE_ENV}={names}"
+        )
 
     # -- introspection ---------------------------------------------------------------
 
@@ -415,254 +336,25 @@ class HarnessPluginManager:
 
     def _kind_of(self, name: str, plugin: object) -> PluginKind:
         hooks = set(self._hooks_of(plugin))
-        if name in CORE_PLUGINS:
+        if name in self._core:
             return "core"
         if "harness_adapters" in hooks or "harness_declare_builtins" in hooks:
             return "adapter"
         if "harness_tools" in hooks:
             return "tools"
-        if hooks & {"harness_approve_call", "harness_filter_tools"}:
+        if hooks & set(GUARD_HOOKS):
             return "policy"
         return "other"
-
-
-def _check_registration_result(hook_name: str, result: object) -> None:
-    if result is None:
-        return
-    if hook_name == "harness_adapters":
-        if not isinstance(result, Mapping):
-            raise TypeError(f"harness_adapters must return a mapping of harness id to factory, got {type(result).__name__}")
-        for key, factory in result.items():
-            if not isinstance(key, str) or not callable(factory):
-                raise TypeError(f"harness_adapters: entry {key!r} must map a harness id to a callable factory")
-    elif hook_name == "harness_tools":
-        from harness_core.tools.definition import HarnessTool
-
-        items = list(result) if isinstance(result, Iterable) else None
-        if items is None or not all(isinstance(t, HarnessTool) for t in items):
-            raise TypeError("harness_tools must return a sequence of HarnessTool (use define_harness_tool)")
-    elif hook_name == "harness_cli_commands":
-        import click
-
-        items = list(result) if isinstance(result, Iterable) else None
-        if items is None or not all(isinstance(c, click.Command) for c in items):
-            raise TypeError("harness_cli_commands must return a sequence of click.Command")
-
-
-def _version(dist: str) -> str | None:
-    try:
-        return importlib.metadata.version(dist)
-    except importlib.metadata.PackageNotFoundError:
-        return None
-
-
-class HookFacade:
-    """Typed calls to every hook; the only code that touches ``pm.hook``."""
-
-    def __init__(self, manager: HarnessPluginManager) -> None:
-        self._manager = manager
-        self._hook = manager.pm.hook
-
-    def _per_plugin(self, hook_name: str, **kwargs: Any) -> list[tuple[str, Any]]:
-        caller = getattr(self._hook, hook_name)
-        results: list[tuple[str, Any]] = []
-        for impl in reversed(caller.get_hookimpls()):
-            if impl.hookwrapper or impl.wrapper:
-                continue
-            args = {arg: kwargs[arg] for arg in impl.argnames}
-            results.append((impl.plugin_name, impl.function(**args)))
-        return results
-
-    def adapters(self) -> dict[str, tuple[str, AdapterFactory]]:
-        """``{harness_id: (plugin name, factory)}``.
-
-        Raises:
-            HarnessConfigurationError: two plugins contribute the same harness id.
-        """
-        found: dict[str, tuple[str, AdapterFactory]] = {}
-        for plugin, result in self._per_plugin("harness_adapters"):
-            for harness_id, factory in (result or {}).items():
-                if harness_id in found:
-                    raise HarnessConfigurationError(
-                        f"harness id {harness_id!r} is contributed by both plugin {found[harness_id][0]!r} "
-                        f"and plugin {plugin!r}"
-                    )
-                found[harness_id] = (plugin, factory)
-        return found
-
-    def adapter_factory(self, harness_id: str) -> AdapterFactory:
-        """The factory for ``harness_id``.
-
-        Raises:
-            HarnessConfigurationError: no installed plugin provides it (the message lists
-                the available ids and failed plugins).
-        """
-        adapters = self.adapters()
-        if harness_id not in adapters:
-            available = ", ".join(sorted(adapters)) or "none"
-            failed = [r.name for r in self._manager.records() if r.status == "failed"]
-            hint = f"; failed plugins: {', '.join(failed)} (run `harness plugins`)" if failed else ""
-            raise HarnessConfigurationError(
-                f"no adapter plugin provides harness {harness_id!r} (available: {available}){hint}"
-            )
-        return adapters[harness_id][1]
-
-    def builtins(self, harness_id: str) -> list[BuiltinTool]:
-        """Built-ins declared for ``harness_id``.
-
-        Raises:
-            HarnessConfigurationError: a name is declared twice.
-        """
-        tools: dict[str, BuiltinTool] = {}
-        for plugin, result in self._per_plugin("harness_declare_builtins", harness_id=harness_id):
-            for tool in result or ():
-                if tool.name in tools:
-                    raise HarnessConfigurationError(
-                        f"built-in {tool.name!r} of harness {harness_id!r} is declared twice (last by plugin {plugin!r})"
-                    )
-                tools[tool.name] = tool
-        return list(tools.values())
-
-    def tools(self) -> dict[str, tuple[str, HarnessTool]]:
-        """Host tools from every tool pack: ``{name: (plugin name, tool)}``.
-
-        Raises:
-            ToolNameConflictError: two plugins contribute the same name (names both).
-        """
-        found: dict[str, tuple[str, HarnessTool]] = {}
-        for plugin, result in self._per_plugin("harness_tools"):
-            for tool in result or ():
-                if tool.name in found:
-                    first = found[tool.name][0]
-                    if first == plugin:
-                        raise ToolNameConflictError(
-                            f"tool {tool.name!r} is contributed twice by plugin {self._label(plugin)}"
-                        )
-                    raise ToolNameConflictError(
-                        f"tool {tool.name!r} is contributed by both plugin {self._label(first)} "
-                        f"and plugin {self._label(plugin)}; disable one with HARNESS_DISABLE_PLUGINS"
-                    )
-                found[tool.name] = (plugin, tool)
-        return found
-
-    def conflicts(self) -> list[PluginConflict]:
-        """Every tool name and harness id that more than one contribution claims.
-
-        Unlike :meth:`tools` and :meth:`adapters` this never raises: a plugin whose
-        registration hook raises now is skipped (its problem shows when an agent uses it).
-
-        Returns:
-            The conflicts, tools first, each kind sorted by name.
-        """
-        found: list[PluginConflict] = []
-        hooks: tuple[tuple[Literal["tool", "harness"], str], ...] = (
-            ("tool", "harness_tools"), ("harness", "harness_adapters"),
-        )
-        for kind, hook_name in hooks:
-            sources: dict[str, list[str]] = {}
-            caller = getattr(self._hook, hook_name)
-            for impl in reversed(caller.get_hookimpls()):
-                if impl.hookwrapper or impl.wrapper:
-                    continue
-                try:
-                    result = impl.function()
-                    names = (
-                        [tool.name for tool in result or ()] if kind == "tool" else [str(key) for key in result or {}]
-                    )
-                except Exception:
-                    continue
-                for name in names:
-                    sources.setdefault(name, []).append(impl.plugin_name)
-            found.extend(
-                PluginConflict(kind, name, tuple(sorted(plugins)))
-                for name, plugins in sorted(sources.items()) if len(plugins) > 1
-            )
-        return found
-
-    def _label(self, plugin: str) -> str:
-        """``'name'`` plus ``(distribution version)`` when known."""
-        record = self._manager.record(plugin)
-        if record is None or record.distribution is None:
-            return repr(plugin)
-        dist = " ".join(part for part in (record.distribution, record.version) if part)
-        return f"{plugin!r} ({dist})"
-
-    def filter_tools(self, tools: Sequence[HarnessTool | BuiltinTool], request: FilterRequest) -> frozenset[str]:
-        """The union of names every policy removes."""
-        removed: set[str] = set()
-        for result in self._hook.harness_filter_tools(tools=list(tools), request=request):
-            removed.update(result or ())
-        return frozenset(removed)
-
-    def approve_call(self, call: ToolCall, context: ApprovalContext) -> ApprovalDecision:
-        """Every policy's decision, merged (deny wins), with the deciding plugin recorded.
-
-        A policy that raises counts as a denial that names it and the error.
-        """
-        decisions: list[ApprovalDecision] = []
-        caller = self._hook.harness_approve_call
-        for impl in reversed(caller.get_hookimpls()):
-            args = {"call": call, "context": context}
-            try:
-                decision = impl.function(**{a: args[a] for a in impl.argnames})
-            except Exception as exc:
-                decision = ApprovalDecision(
-                    ApprovalStatus.DENIED,
-                    f"approval policy {impl.plugin_name!r} failed ({_describe(exc)}); denied for safety",
-                )
-            if decision is None:
-                continue
-            if not isinstance(decision, ApprovalDecision):
-                decision = ApprovalDecision(
-                    ApprovalStatus.DENIED,
-                    f"approval policy {impl.plugin_name!r} returned {type(decision).__name__}, not an ApprovalDecision; denied for safety",
-                )
-            if not decision.plugin:
-                decision = attrs.evolve(decision, plugin=impl.plugin_name)
-            if decision.reason is None and decision.status in (ApprovalStatus.DENIED, ApprovalStatus.USER_APPROVAL):
-                verb = "denied" if decision.status is ApprovalStatus.DENIED else "approval requested"
-                decision = attrs.evolve(decision, reason=f"{verb} by approval policy {decision.plugin!r}")
-            decisions.append(decision)
-        return merge_decisions(decisions)
-
-    async def execute_tool(self, call: ToolCall, context: ExecutionContext) -> ToolOutput:
-        """Run a host tool call through ``harness_execute_tool`` (wrappers included).
-
-        Raises:
-            HarnessConfigurationError: no implementation handled the call.
-        """
-        awaitable = self._hook.harness_execute_tool(call=call, context=context)
-        if awaitable is None:
-            raise HarnessConfigurationError(
-                f"no plugin executed tool {call.tool_name!r}; is the default-executor plugin disabled?"
-            )
-        output = await awaitable
-        if not isinstance(output, ToolOutput):
-            from harness_core.tools.output import normalize_output
-
-            output = normalize_output(output)
-        return output
-
-    def project_event(self, event: object, context: ProjectionContext) -> list[Part]:
-        """The parts one native event becomes; a projection error becomes an ``error`` part."""
-        try:
-            parts = self._hook.harness_project_event(event=event, context=context)
-        except Exception as exc:
-            return [ErrorPart(error=f"could not project {type(event).__name__} event from harness "
-                              f"{context.harness_id!r}: {_describe(exc)}", error_type="projection")]
-        return list(parts or ())
-
-    def cli_commands(self) -> list[tuple[str, click.Command]]:
-        """``(plugin name, command)`` pairs contributed by plugins."""
-        out: list[tuple[str, click.Command]] = []
-        for plugin, result in self._per_plugin("harness_cli_commands"):
-            out.extend((plugin, command) for command in result or ())
-        return out
 
 
 def create_plugin_manager(*, load_entry_points: bool = True, env: Mapping[str, str] | None = None,
                           plugins: Iterable[object] = (), register_core: bool = True) -> HarnessPluginManager:
     """Build an isolated plugin manager.
+
+    ``create_plugin_manager(load_entry_points=False, env={}, plugins=[my_policy])`` is the
+    way to test a plugin alone: it holds the core defaults (unless ``register_core=False``)
+    and exactly the plugins named, so no other installed plugin (another policy, say) and no
+    ``HARNESS_*`` variable of the environment changes the result.
 
     Args:
         load_entry_points: discover installed plugins.

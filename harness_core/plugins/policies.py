@@ -5,25 +5,72 @@
   (a rules file, say) pre-approves what the mode would have asked.
 * ``tool-approval``: decides host tool calls from the agent's ``tool_approval`` settings.
 
-Override or wrap them like any plugin, or register a policy that denies. Blocking one with
+Override or wrap them like any plugin, or register a policy that denies. Each declares
+what it enforces with :func:`enforces`; nothing looks them up by name. Blocking one with
 ``HARNESS_DISABLE_PLUGINS`` is possible, but an agent whose ``tool_approval`` or
-``permission_mode`` relies on the blocked policy then refuses to build
-(:class:`~harness_core.errors.HarnessConfigurationError`) rather than ignore the setting.
+``permission_mode`` then has no loaded implementation declaring it enforces that setting
+refuses to build (:class:`~harness_core.errors.HarnessConfigurationError`) rather than
+ignore the setting. A replacement policy under another name that declares the same is
+accepted.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Final, Literal, TypeVar
 
 from harness_core.approval import ApprovalContext, ApprovalDecision, ApprovalStatus, mode_allows
 from harness_core.hookspecs import hookimpl
 from harness_core.tools.definition import BuiltinTool, HarnessTool, ToolCall
 
-__all__ = ["PermissionModePolicy", "ToolApprovalPolicy"]
+__all__ = ["ENFORCES_ATTRIBUTE", "EnforcedSetting", "PermissionModePolicy", "ToolApprovalPolicy", "enforces"]
+
+EnforcedSetting = Literal["tool_approval", "permission_mode"]
+"""An agent setting an approval policy may declare it enforces."""
+
+ENFORCES_ATTRIBUTE: Final = "harness_enforces"
+"""The function attribute :func:`enforces` sets (a frozenset of :data:`EnforcedSetting`)."""
+
+F = TypeVar("F", bound=Callable[..., object])
+
+
+def enforces(*settings: EnforcedSetting) -> Callable[[F], F]:
+    """Declare which agent settings a ``harness_approve_call`` implementation enforces.
+
+    Put it under ``@hookimpl``. The declaration is a promise about behaviour:
+
+    * ``"tool_approval"``: it decides host calls from ``context.tool_approval`` and returns
+      ``None`` for built-in calls;
+    * ``"permission_mode"``: it decides built-in calls from ``context.permission_mode`` and
+      the built-in's kind alone (:func:`~harness_core.approval.mode_allows`, so under
+      ``allow-all`` it approves every built-in) and returns ``None`` for host calls.
+
+    An agent with ``tool_approval`` entries (or a permission mode other than
+    ``allow-all``) refuses to build unless some loaded implementation declares the
+    matching setting. Under ``allow-all``, built-in calls skip the approval hook only when
+    every implementation of it (wrappers included) declares one of these settings, since
+    then each would approve or abstain; any other implementation makes every built-in call
+    ask the hook.
+
+    Raises:
+        ValueError: an unknown setting name.
+    """
+    unknown = sorted(set(settings) - {"tool_approval", "permission_mode"})
+    if unknown or not settings:
+        raise ValueError(f"enforces() takes 'tool_approval' and/or 'permission_mode', got {settings!r}")
+
+    def mark(function: F) -> F:
+        setattr(function, ENFORCES_ATTRIBUTE, frozenset(settings))
+        return function
+
+    return mark
 
 
 class PermissionModePolicy:
     """Built-in calls: read-only always runs; edits and shell commands per the mode."""
 
     @hookimpl
+    @enforces("permission_mode")
     def harness_approve_call(self, call: ToolCall, context: ApprovalContext) -> ApprovalDecision | None:
         tool = context.tool
         if not call.provider_executed:
@@ -54,6 +101,7 @@ class ToolApprovalPolicy:
     """Host tool calls: the agent's ``tool_approval`` entry for the tool, if any."""
 
     @hookimpl
+    @enforces("tool_approval")
     def harness_approve_call(self, call: ToolCall, context: ApprovalContext) -> ApprovalDecision | None:
         if call.provider_executed or not isinstance(context.tool, HarnessTool):
             return None

@@ -44,6 +44,7 @@ from harness_core.testing._tools import (
     is_common_tool_name,
     resolve_tool_name,
 )
+from harness_core.testing.plugin_isolation import IsolatedPlugins, isolated_plugin_manager
 from harness_core.testing.scripted_adapter import (
     CallBuiltin,
     CallHost,
@@ -71,6 +72,7 @@ __all__ = [
     "Fail",
     "Fault",
     "IsolatedHome",
+    "IsolatedPlugins",
     "KNOWN_RUNTIMES",
     "Message",
     "ModelRequest",
@@ -103,6 +105,7 @@ __all__ = [
     "coerce_script",
     "find_prompt_position",
     "is_common_tool_name",
+    "isolated_plugin_manager",
     "load_script",
     "make_isolated_home",
     "missing_runtime_reason",

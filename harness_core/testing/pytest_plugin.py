@@ -8,6 +8,9 @@ Fixtures:
   re-raises the first script error the server answered with HTTP 500 (a tool
   the runtime did not offer, a failing script callable), so such a test fails
   even when the runtime swallowed the 500.
+- ``isolated_plugins``: a factory, ``isolated_plugins(*plugins, core=True, env=None)``,
+  returning a plugin manager with the core defaults and only those plugins
+  (:func:`~harness_core.testing.isolated_plugin_manager`).
 - ``isolated_home``: an :class:`IsolatedHome` (a ``dict`` of ``HOME``, ``XDG_*``,
   ``CLAUDE_CONFIG_DIR``, ``CODEX_HOME``, ``PI_CODING_AGENT_DIR``) under the
   test's ``tmp_path``.
@@ -33,8 +36,9 @@ from harness_core.testing._runtimes import (
     skip_unless_runtime,
 )
 from harness_core.testing._server import ScriptedModelServer, ScriptLike
+from harness_core.testing.plugin_isolation import isolated_plugins
 
-__all__ = ["ScriptedServerFactory", "isolated_home", "scripted_model_server"]
+__all__ = ["ScriptedServerFactory", "isolated_home", "isolated_plugins", "scripted_model_server"]
 
 
 class ScriptedServerFactory(Protocol):

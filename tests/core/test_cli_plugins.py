@@ -91,7 +91,7 @@ def test_plugins_json_lists_core_defaults_and_the_git_tool_pack() -> None:
 
 def test_a_broken_installed_plugin_is_listed_as_failed_and_the_command_still_works(broken_site: Path) -> None:
     result = run_harness("plugins", "--json", extra_path=broken_site)
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == 1, result.stderr  # a failed plugin: listed, then exit 1
     records = plugins_by_name(result.stdout)  # stdout is pure JSON: no warning text in it
     broken = records["broken"]
     assert broken["status"] == "failed"
@@ -103,7 +103,7 @@ def test_a_broken_installed_plugin_is_listed_as_failed_and_the_command_still_wor
 
 def test_plugins_table_shows_failures_with_their_error(broken_site: Path) -> None:
     result = run_harness("plugins", extra_path=broken_site)
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == 1, result.stderr
     out = result.stdout
     assert "PluginLoadWarning" not in out
     row = next(line for line in out.splitlines() if "broken" in line and "failed" in line)
@@ -117,7 +117,7 @@ def test_plugins_table_shows_failures_with_their_error(broken_site: Path) -> Non
 
 def test_plugins_listing_does_not_repeat_failures_as_warnings(broken_site: Path) -> None:
     result = run_harness("plugins", extra_path=broken_site)
-    assert result.returncode == 0
+    assert result.returncode == 1
     assert "PluginLoadWarning" not in result.stderr
 
 
@@ -237,3 +237,40 @@ def test_plugins_without_conflicts_reports_none() -> None:
     assert all(record["problems"] == [] for record in document["plugins"])
     table = run_harness("plugins")
     assert "conflict" not in table.stdout
+
+
+FLAKY_PACK = '''
+import os
+from harness_core import define_harness_tool, hookimpl
+
+@hookimpl
+def harness_tools():
+    if os.environ.get("FLAKY_LOADED"):
+        raise OSError("tool index unreadable")
+    os.environ["FLAKY_LOADED"] = "1"
+    return [define_harness_tool(name="flaky_tool", description="Flaky.", input={"type": "object"})]
+'''
+
+
+def test_tools_names_every_failed_plugin_on_stderr_and_exits_1(broken_site: Path) -> None:
+    install_fake_distribution(
+        broken_site, dist="flaky-pack", version="1.0", entry_points={"flaky": "flaky_pack"},
+        modules={"flaky_pack": FLAKY_PACK},
+    )
+    result = run_harness("tools", "--json", extra_path=broken_site)
+    assert result.returncode == 1
+    names = {tool["name"] for tool in json.loads(result.stdout)["tools"]}
+    assert "git_status" in names and "flaky_tool" not in names  # the good packs still listed
+    lines = result.stderr.strip().splitlines()
+    assert "harness: plugin 'broken' (broken-plugin 0.1) failed: import failed: RuntimeError: this plugin is broken" in lines[0]
+    assert "plugin 'flaky' (flaky-pack 1.0) failed: plugin 'flaky' failed in harness_tools: OSError: tool index" in lines[1]
+    assert len(lines) == 2 and "Traceback" not in result.stderr
+
+    listing = run_harness("plugins", extra_path=broken_site)
+    assert listing.returncode == 1
+    assert "harness: plugin 'broken' (broken-plugin 0.1) failed" in listing.stderr
+
+
+def test_tools_without_failures_exits_0() -> None:
+    result = run_harness("tools", "--json")
+    assert result.returncode == 0 and result.stderr == ""

@@ -30,6 +30,7 @@ from harness_core import (
     hookimpl,
 )
 from harness_core.execution import DefaultExecutor
+from harness_core.plugins.execution_policy import ErrorPolicy, OutputLimit, ToolTimeoutPolicy
 from harness_core.plugins.manager import CORE_PLUGINS, HarnessPluginManager, PluginLoadWarning
 from harness_core.plugins.policies import PermissionModePolicy, ToolApprovalPolicy
 from harness_core.plugins.projection import DefaultProjection
@@ -369,6 +370,9 @@ def test_core_defaults_are_named_plugins() -> None:
         "tool-approval": ToolApprovalPolicy,
         "default-executor": DefaultExecutor,
         "default-projection": DefaultProjection,
+        "tool-timeout": ToolTimeoutPolicy,
+        "error-policy": ErrorPolicy,
+        "output-limit": OutputLimit,
     }
     for name, cls in expected.items():
         assert isinstance(m.pm.get_plugin(name), cls)

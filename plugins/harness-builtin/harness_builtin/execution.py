@@ -1,20 +1,35 @@
-"""Running built-in calls: deadlines, expected errors, the ``on_error`` policy, and the
-batch scheduler (read-only calls in parallel, the others one at a time, results in call
-order)."""
+"""Running built-in calls on the core's executor and call scheduler.
+
+:func:`execute_builtin` runs one call with :func:`harness_core.invoke_tool` (the one
+executor: sync tools in a worker thread, async and generator tools on the loop) and adds
+what only built-ins have: a deadline and expected errors (:class:`~harness_builtin.tools.ToolError`,
+OS errors) as error results; the adapter's ``on_error`` setting for the rest is applied by
+the core's :func:`harness_core.settle_error`.
+:func:`run_batch` schedules a model response's calls with :class:`harness_core.CallScheduler`
+(read-only calls in parallel, the others one at a time, in call order).
+"""
 
 from __future__ import annotations
 
-import functools
-import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Literal
 
 import anyio
 import attrs
 
-from harness_core.errors import HarnessError
-from harness_core.tools.definition import HarnessTool, ToolContext
-from harness_core.tools.output import ToolOutput, normalize_output
+from harness_core import (
+    CallScheduler,
+    ExecutionContext,
+    HarnessError,
+    HarnessTool,
+    ToolCall,
+    ToolContext,
+    ToolExecutionError,
+    ToolOutput,
+    invoke_tool,
+    normalize_output,
+    settle_error,
+)
 
 from .tools._common import ToolError, describe_os_error
 
@@ -33,22 +48,6 @@ class BuiltinToolFailure(HarnessError):
         super().__init__(f"built-in tool {tool_name!r} (call {tool_call_id}) failed: {type(cause).__name__}: {cause}")
         self.tool_name = tool_name
         self.tool_call_id = tool_call_id
-
-
-async def _invoke(tool: HarnessTool, validated_input: Any, context: ToolContext) -> Any:
-    execute = tool.execute
-    if execute is None:  # pragma: no cover - built-ins always execute
-        raise ToolError(f"built-in tool {tool.name!r} has no execute function")
-    if inspect.iscoroutinefunction(execute):
-        return await execute(validated_input, context)
-    # Blocking file work runs in a worker thread so read-only calls really run in parallel
-    # and the deadline can abandon a stuck call.
-    result = await anyio.to_thread.run_sync(
-        functools.partial(execute, validated_input, context), abandon_on_cancel=True
-    )
-    if inspect.isawaitable(result):
-        result = await result
-    return result
 
 
 async def execute_builtin(
@@ -70,10 +69,10 @@ async def execute_builtin(
     """
     try:
         if deadline is None:
-            result = await _invoke(tool, validated_input, context)
+            result = await invoke_tool(tool, validated_input, context)
         else:
             with anyio.fail_after(deadline):
-                result = await _invoke(tool, validated_input, context)
+                result = await invoke_tool(tool, validated_input, context)
         return normalize_output(result)
     except ToolError as exc:
         return ToolOutput(f"Error: {exc}", is_error=True)
@@ -85,9 +84,12 @@ async def execute_builtin(
     except OSError as exc:
         return ToolOutput("Error: " + describe_os_error(exc, str(exc.filename or "")), is_error=True)
     except Exception as exc:
-        if on_error == "fail":
+        # The on_error decision is the core's (settle_error); only the error type is ours.
+        call = ToolCall(tool_call_id=context.tool_call_id, tool_name=tool.name, input=validated_input)
+        try:
+            return settle_error(exc, call, ExecutionContext(tool=tool, tool_context=context, on_error=on_error))
+        except ToolExecutionError:
             raise BuiltinToolFailure(tool.name, context.tool_call_id, exc) from exc
-        return ToolOutput(f"Error: {type(exc).__name__}: {exc}", is_error=True)
 
 
 @attrs.frozen
@@ -103,29 +105,27 @@ async def run_batch(calls: Sequence[ScheduledCall], *, concurrency: int) -> list
 
     Consecutive read-only calls run in parallel, at most ``concurrency`` at a time; any
     other call runs alone, after the calls before it finished and before the calls after
-    it start. An exception from one call cancels the batch and propagates.
+    it start (:class:`harness_core.CallScheduler`, slots taken in call order). An exception
+    from one call cancels the batch and propagates unchanged.
     """
+    if len(calls) == 1:
+        return [await calls[0].run()]
+    scheduler = CallScheduler(max_parallel=concurrency)
+    slots = [scheduler.slot(read_only=call.read_only) for call in calls]
     results: list[ToolOutput | None] = [None] * len(calls)
-    limiter = anyio.CapacityLimiter(concurrency)
+    failures: list[BaseException] = []
 
     async def one(index: int) -> None:
-        async with limiter:
-            results[index] = await calls[index].run()
+        try:
+            async with slots[index]:
+                results[index] = await calls[index].run()
+        except Exception as exc:
+            failures.append(exc)
+            group.cancel_scope.cancel()
 
-    index = 0
-    while index < len(calls):
-        if not calls[index].read_only:
-            results[index] = await calls[index].run()
-            index += 1
-            continue
-        end = index
-        while end < len(calls) and calls[end].read_only:
-            end += 1
-        if end - index == 1:
-            results[index] = await calls[index].run()
-        else:
-            async with anyio.create_task_group() as group:
-                for position in range(index, end):
-                    group.start_soon(one, position)
-        index = end
+    async with anyio.create_task_group() as group:
+        for index in range(len(calls)):
+            group.start_soon(one, index)
+    if failures:
+        raise failures[0]
     return [result for result in results if result is not None]
