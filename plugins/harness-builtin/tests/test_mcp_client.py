@@ -201,7 +201,7 @@ async def test_servers_stop_with_the_session(scripted_model_server, workspace: P
     assert not _alive(pid)
 
 
-async def test_secret_in_env_appears_nowhere(scripted_model_server, workspace: Path,
+async def test_secret_in_env_appears_nowhere(scripted_model_server, workspace: Path, http_server: Any,
                                              caplog: pytest.LogCaptureFixture) -> None:
     caplog.set_level(logging.DEBUG)
     broken = {"command": sys.executable, "args": ["-c", "import os, sys; sys.exit(os.environ['TOKEN'])"], "env": {"TOKEN": SECRET}}
@@ -211,7 +211,8 @@ async def test_secret_in_env_appears_nowhere(scripted_model_server, workspace: P
         "done",
     )
     server = scripted_model_server(script)
-    agent = agent_for(server, {"ctx": stdio_server_config(env={"TOKEN": SECRET}), "bad": broken},
+    web = {"type": "http", "url": http_server.url, "headers": {"Authorization": f"Bearer {SECRET}"}}
+    agent = agent_for(server, {"ctx": stdio_server_config(env={"TOKEN": SECRET}), "bad": broken, "web": web},
                       permission_mode="allow-reads")
     assert SECRET not in repr(agent) and SECRET not in repr(agent.adapter.mcp_servers)
     session = await agent.create_session(sandbox=LocalSandbox(workspace))
@@ -219,6 +220,7 @@ async def test_secret_in_env_appears_nowhere(scripted_model_server, workspace: P
         first = await agent.generate(session=session, prompt="is it set?")
         assert first.finish_reason == "awaiting-approval", first.parts
         assert any(isinstance(p, ToolResultPart) and p.output["content"][0]["text"] == "set" for p in first.parts)
+        assert "mcp__web__echo" in session.runtime_tools
         state = await session.suspend_turn()
     finally:
         await session.destroy()
