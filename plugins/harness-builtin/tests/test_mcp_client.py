@@ -25,9 +25,15 @@ from harness_core import (
     ToolOutputDeniedPart,
     ToolResultPart,
 )
-from harness_core.testing import ModelTurn, Script, ToolCallSpec
+from harness_core.testing import (
+    PNG_1X1,
+    HttpMcpServer,
+    ModelTurn,
+    Script,
+    ToolCallSpec,
+    stdio_server_config,
+)
 from harness_core.testing.conformance import check_stream_shape
-from harness_core.testing.mcp_servers import PNG_1X1, HttpMcpServer, stdio_server_config
 
 pytestmark = pytest.mark.anyio
 

@@ -26,9 +26,8 @@ from harness_core import (
     ToolOutputDeniedPart,
     ToolResultPart,
 )
-from harness_core.testing import ModelTurn, ToolCallSpec
+from harness_core.testing import HttpMcpServer, ModelTurn, ToolCallSpec, stdio_server_config
 from harness_core.testing.conformance import check_stream_shape
-from harness_core.testing.mcp_servers import HttpMcpServer, stdio_server_config
 
 needs_cli = pytest.mark.skipif(CLI_MISSING_REASON is not None, reason=CLI_MISSING_REASON or "")
 pytestmark = [pytest.mark.anyio, needs_cli]
