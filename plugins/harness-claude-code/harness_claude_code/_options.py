@@ -26,6 +26,7 @@ import attrs
 from harness_core import BuiltinFilter
 
 from ._builtins import BUILTINS, native_names
+from ._external_mcp import disallowed_mcp
 from ._settings import ClaudeCodeSettings
 
 if TYPE_CHECKING:
@@ -126,13 +127,15 @@ def build_options(
 
     Built-ins are filtered natively: ``tools=`` lists the active natives (so inactive ones
     are never offered) and ``disallowed_tools=`` names the inactive ones (so a call to one
-    is refused with "No such tool available"). Without prompts the process runs in
+    is refused with "No such tool available"), filtered-out external MCP servers and tools
+    included (``mcp__<server>`` / ``mcp__<server>__<tool>``). Without prompts the process runs in
     ``bypassPermissions``; otherwise in ``default`` mode with ``can_use_tool`` and a
     ``PreToolUse`` hook answering ``ask``, so every built-in call reaches the callback.
     """
     from claude_agent_sdk import ClaudeAgentOptions
 
     tools, disallowed = _tool_lists(spec.builtin_filter)
+    disallowed += disallowed_mcp(settings.mcp_servers, spec.builtin_filter)
     options: dict[str, Any] = {
         "cwd": str(spec.cwd),
         "env": process_env(settings, bypass=spec.bypass, continue_interrupted=spec.continue_interrupted),

@@ -10,11 +10,13 @@ MCP server) route to the current turn.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from harness_core import (
+    BuiltinTool,
+    ErrorPart,
     HarnessConfigurationError,
     HostToolSpec,
     PromptRequest,
@@ -102,6 +104,15 @@ class ClaudeCodeSession:
         self.runtime_error = self.describe_exit(error)
         return self.runtime_error
 
+    def mcp_declaration(self, native_name: str) -> BuiltinTool | None:
+        """The declaration of an external MCP tool for its approval request, else None."""
+        return self._process.mcp.declaration(native_name)
+
+    @property
+    def runtime_tools(self) -> Mapping[str, BuiltinTool]:
+        """The external MCP servers' tools the CLI reported, by ``mcp__<server>__<tool>``."""
+        return self._process.mcp.tools
+
     async def abort_runtime(self) -> None:
         """Interrupt the CLI (so it stops its tools), then kill its whole process tree."""
         await self._process.abort()
@@ -177,6 +188,8 @@ class ClaudeCodeSession:
         turn = self._turn = self._new_turn(kind)
         try:
             await self._ensure_process(host_tools, self._spec_for(host_tools, instructions))
+            for message in self._process.mcp.failures():
+                turn.notice(ErrorPart(error=message, error_type="mcp-server-failed"))
             await self._process.send(text)
         except RuntimeStartError as error:
             turn.fail_now(str(error), "runtime-start")
