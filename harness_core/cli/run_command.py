@@ -6,6 +6,7 @@
     harness run "list the TODOs" --harness builtin --model openai:qwen2.5-coder \\
         --base-url http://localhost:11434/v1 --cwd ~/src/app --permission-mode allow-reads
     harness run "explain main.py" --json > parts.ndjson
+    harness run "run the tests" --sandbox bwrap      # commands inside bubblewrap, no network
 
 Rendering (rich): streaming text, reasoning, each tool call with its input (built-in or
 host) and its cut result, approval prompts (approve, deny, always for this tool), file
@@ -76,7 +77,7 @@ from harness_core.parts.models import (
 )
 
 if TYPE_CHECKING:
-    from harness_core.sandbox import LocalSandbox
+    from harness_core.sandbox import Sandbox
 
 __all__ = ["COMMANDS", "EXIT_CODES", "run_command"]
 
@@ -488,6 +489,7 @@ async def _run_turn(
     harness: str,
     harness_options: dict[str, Any],
     cwd: Path,
+    sandbox_name: str,
     permission_mode: str,
     approve: str,
     as_json: bool,
@@ -496,7 +498,6 @@ async def _run_turn(
     interrupts: _Interrupts,
 ) -> None:
     from harness_core.agent.harness_agent import HarnessAgent
-    from harness_core.sandbox import LocalSandbox
 
     try:
         agent = HarnessAgent(harness=harness, harness_options=harness_options or None,
@@ -505,7 +506,7 @@ async def _run_turn(
         raise _configuration_error(harness, exc) from None
     renderer = Renderer(console)
     sink: Callable[[Part], None] = JsonWriter(sys.stdout).part if as_json else renderer.part
-    sandbox = LocalSandbox(cwd)
+    sandbox = _make_sandbox(sandbox_name, cwd)
 
     async def exit_now() -> None:
         """After a second Ctrl-C the runtime did not let go: kill the commands, say so, exit."""
@@ -544,12 +545,34 @@ async def _run_turn(
         renderer.summary(stats)
 
 
+def _make_sandbox(name: str, workspace: Path) -> Sandbox:
+    """``local`` (a :class:`LocalSandbox`), or the factory a plugin contributes under ``name``
+    (``harness_sandboxes``).
+
+    Raises:
+        HarnessConfigurationError: no plugin provides ``name``, or its sandbox cannot be
+            made here (the provider's reason, e.g. bubblewrap missing and how to install it).
+    """
+    from harness_core.plugins.manager import get_plugin_manager
+    from harness_core.sandbox import LocalSandbox
+
+    if name == "local":
+        return LocalSandbox(workspace)
+    factory = get_plugin_manager().hooks.sandbox_factory(name)
+    try:
+        return factory(workspace)
+    except HarnessConfigurationError:
+        raise
+    except (HarnessError, OSError, ValueError, TypeError) as exc:
+        raise HarnessConfigurationError(f"sandbox {name!r} cannot be used here: {exc}") from None
+
+
 async def _drive(
     agent: Any,
     *,
     prompt: str,
     harness: str,
-    sandbox: LocalSandbox,
+    sandbox: Sandbox,
     approve: str,
     renderer: Renderer,
     sink: Callable[[Part], None],
@@ -621,6 +644,9 @@ async def _drive(
 @click.option("--base-url", "base_url", default=None, help="Model endpoint (OpenAI-compatible local servers, proxies).")
 @click.option("--cwd", "cwd", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Workspace directory (default: the current directory).")
+@click.option("--sandbox", "sandbox_name", default="local", show_default=True,
+              help="Where commands run: local (the host, paths confined) or a provider's sandbox, "
+                   "e.g. bwrap (bubblewrap, no network) or bwrap-network.")
 @click.option("--permission-mode", "permission_mode",
               type=click.Choice(["allow-all", "allow-edits", "allow-reads"]), default="allow-edits",
               show_default=True, help="What built-in tools may do without asking.")
@@ -631,7 +657,8 @@ async def _drive(
               help="Extra adapter setting (repeatable; VALUE is JSON when it parses), e.g. -o max_steps=20.")
 @click.pass_context
 def run_command(ctx: click.Context, prompt: str, harness: str, model: str | None, base_url: str | None,
-                cwd: Path | None, permission_mode: str, approve: str, as_json: bool, options: tuple[str, ...]) -> None:
+                cwd: Path | None, permission_mode: str, approve: str, as_json: bool, options: tuple[str, ...],
+                sandbox_name: str = "local") -> None:
     """Run one turn of PROMPT on a harness and show what it does.
 
     Streams the answer, each tool call (built-in or host) with its result, approval
@@ -655,8 +682,8 @@ def run_command(ctx: click.Context, prompt: str, harness: str, model: str | None
     try:
         anyio.run(lambda: _run_turn(
             prompt=prompt, harness=harness, harness_options=harness_options, cwd=workspace,
-            permission_mode=permission_mode, approve=approve, as_json=as_json, console=console, stats=stats,
-            interrupts=interrupts,
+            sandbox_name=sandbox_name, permission_mode=permission_mode, approve=approve, as_json=as_json,
+            console=console, stats=stats, interrupts=interrupts,
         ))
     except KeyboardInterrupt:  # before the loop caught SIGINT itself, or after
         interrupts.count += 1

@@ -99,8 +99,10 @@ def _runtime_home_options(harness: str, workspace: Path) -> tuple[str, ...]:
 @click.option("--workspace-dir", "parent", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Create the demo workspace under this directory (default: the system temp directory).")
 @click.option("--json", "as_json", is_flag=True, help="Write the stream parts as NDJSON on stdout.")
+@click.option("--sandbox", "sandbox", default="local", show_default=True,
+              help="Run the harness's commands in this sandbox (e.g. bwrap, from harness-sandbox-bwrap).")
 @click.pass_context
-def demo(ctx: click.Context, harness: str, yes: bool, parent: Path | None, as_json: bool) -> None:
+def demo(ctx: click.Context, harness: str, yes: bool, parent: Path | None, as_json: bool, sandbox: str) -> None:
     """Watch a harness fix a failing test, offline: real files, real tools, scripted model."""
     from harness_core.testing import ScriptedModelServer
 
@@ -117,6 +119,7 @@ def demo(ctx: click.Context, harness: str, yes: bool, parent: Path | None, as_js
         header.append(f"  workspace  {workspace.path}", style="")
         header.append("  (a git repository)\n" if workspace.git else "  (git not found: no git_diff step)\n", style="dim")
         header.append(f"  harness    {harness}, permission mode allow-edits: shell commands need an approval\n")
+        header.append(f"  sandbox    {sandbox}\n")
         header.append(f"  model      scripted model server at {server.base_url} (no network, no API key)\n")
         if yes:
             header.append("  approvals  approved by --yes\n")
@@ -136,6 +139,7 @@ def demo(ctx: click.Context, harness: str, yes: bool, parent: Path | None, as_js
             "permission_mode": "allow-edits",
             "approve": approve,
             "as_json": as_json,
+            "sandbox_name": sandbox,
             "options": ("api_key=harness-demo", *_runtime_home_options(harness, workspace.path)),
         }
         code = 0
