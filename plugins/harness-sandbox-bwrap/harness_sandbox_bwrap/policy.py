@@ -24,6 +24,7 @@ Nothing else of the host is there: not ``$HOME`` (``~/.ssh``, ``~/.aws``, ...), 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Final, Literal
 
@@ -46,7 +47,7 @@ _HIDDEN_DIRS: Final = ("/etc/ssh", "/etc/ssl/private")
 def _paths(values: object) -> tuple[Path, ...]:
     if isinstance(values, str | os.PathLike):
         raise TypeError("writable / readable must be a list of paths, not a single path")
-    if not isinstance(values, list | tuple):
+    if not isinstance(values, list | tuple | Sequence):
         raise TypeError(f"writable / readable must be a list of paths, got {type(values).__name__}")
     out: list[Path] = []
     for value in values:

@@ -75,7 +75,7 @@ class BwrapSandbox:
         if not Path(workspace).expanduser().is_dir():
             raise NotADirectoryError(f"BwrapSandbox: workspace {os.fspath(workspace)!r} is not an existing directory")
         self._policy = SandboxPolicy(Path(workspace).expanduser(), network=network,
-                                     writable=tuple(writable), readable=tuple(readable))
+                                     writable=writable, readable=readable)
         executable = check_bwrap(bwrap, unshare_net=self._policy.network == "none")
         self._prefix = bwrap_prefix(self._policy, executable)
         inner_env = {"HOME": SANDBOX_HOME, "TMPDIR": "/tmp", **dict(env or {})}
