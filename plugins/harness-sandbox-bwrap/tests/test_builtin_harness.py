@@ -84,14 +84,19 @@ def cli_run(server: Any, workspace: Path, *args: str) -> Any:
 
 
 def test_harness_run_selects_bwrap_by_name(scripted_model_server: Any, workspace: Path, outside: Path) -> None:
-    script = Script.of(bash(f"echo pwned > {outside}/pwned.txt; echo inside > in.txt; ls /"), "done")
+    # The CLI's bwrap mounts the running interpreter read-only (it may live under $HOME);
+    # nothing else of the host outside the system directories, this test file included.
+    script = Script.of(bash(f"echo pwned > {outside}/pwned.txt; echo inside > in.txt; "
+                            f"cat {Path(__file__).resolve()} | head -c 20; ls /"), "done")
     server = scripted_model_server(script)
     result = cli_run(server, workspace, "--sandbox", "bwrap")
     assert result.exit_code == 0, result.output
     assert (workspace / "in.txt").read_text() == "inside\n"
     assert not (outside / "pwned.txt").exists()
     listing = (server.last_tool_result() or "").split()
-    assert "usr" in listing and "root" not in listing and "home" not in listing, listing
+    assert "usr" in listing and "home" not in listing and "srv" not in listing, listing
+    assert "No such file or directory" in (server.last_tool_result() or "")
+    assert "from __future__" not in (server.last_tool_result() or "")
 
 
 def test_harness_run_unknown_sandbox_lists_the_available_ones(scripted_model_server: Any, workspace: Path) -> None:
