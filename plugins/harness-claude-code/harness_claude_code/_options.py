@@ -27,6 +27,7 @@ import attrs
 from harness_core import BuiltinFilter
 
 from ._builtins import BUILTINS, native_names
+from ._sandboxing import CONFINED_NATIVES
 from ._settings import ClaudeCodeSettings
 
 if TYPE_CHECKING:
@@ -138,6 +139,9 @@ def build_options(
     from claude_agent_sdk import ClaudeAgentOptions
 
     tools, disallowed = _tool_lists(spec.builtin_filter)
+    if spec.sandbox is not None:  # natives outside Claude Code's sandbox are withheld
+        disallowed = sorted({*disallowed, *(t for t in tools if t not in CONFINED_NATIVES)})
+        tools = [t for t in tools if t in CONFINED_NATIVES]
     options: dict[str, Any] = {
         "cwd": str(spec.cwd),
         "env": process_env(settings, bypass=spec.bypass, continue_interrupted=spec.continue_interrupted),

@@ -12,7 +12,8 @@ confine them directly. What can be honoured:
   nothing readable but the workspace, the system directories and Claude Code's own
   home/config directories (``$HOME``, ``/root``, ``/tmp``... are hidden), unsandboxed commands
   refused, and ``failIfUnavailable`` so a missing dependency stops the CLI instead of
-  running commands unconfined.
+  running commands unconfined. Claude Code's own file and web tools run in the CLI process,
+  outside its sandbox, so only :data:`CONFINED_NATIVES` are offered.
 
 Everything else raises :class:`harness_core.HarnessCapabilityUnsupportedError` when the
 session is created: ``network == "host"`` (Claude Code's sandbox filters by domain through
@@ -35,7 +36,17 @@ from harness_core import HarnessCapabilityUnsupportedError, LocalSandbox
 
 from ._settings import HARNESS_ID
 
-__all__ = ["sandbox_settings"]
+__all__ = ["CONFINED_NATIVES", "sandbox_settings"]
+
+CONFINED_NATIVES: frozenset[str] = frozenset({
+    "Bash", "BashOutput", "KillShell", "TaskStop", "TodoWrite", "TaskCreate", "TaskGet", "TaskList",
+    "TaskUpdate", "TaskOutput", "ExitPlanMode",
+})
+"""The natives Claude Code may keep under a confining sandbox: its sandboxed shell and tools
+that touch neither files nor the network. ``Read``, ``Write``, ``Edit``, ``Grep``, ``Glob``,
+``LS``, ``NotebookEdit``, ``MultiEdit``, ``WebFetch``, ``WebSearch``, ``Skill`` and ``Task``
+run inside the CLI process, outside its sandbox, so they are withheld (the model does file
+work through the confined ``Bash``)."""
 
 
 @runtime_checkable
