@@ -62,6 +62,10 @@ def _paths(values: object) -> tuple[Path, ...]:
     return tuple(out)
 
 
+def _resolved(value: str | os.PathLike[str]) -> Path:
+    return Path(os.path.realpath(value))
+
+
 def _network(value: object) -> NetworkPolicy:
     if value == "none":
         return "none"
@@ -87,7 +91,7 @@ class SandboxPolicy:
         FileNotFoundError: a listed path does not exist.
     """
 
-    workspace: Path = attrs.field(converter=lambda p: Path(os.path.realpath(p)))
+    workspace: Path = attrs.field(converter=_resolved)
     network: NetworkPolicy = attrs.field(default="none", converter=_network)
     writable: tuple[Path, ...] = attrs.field(default=(), converter=_paths)
     readable: tuple[Path, ...] = attrs.field(default=(), converter=_paths)

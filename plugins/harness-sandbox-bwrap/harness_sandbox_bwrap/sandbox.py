@@ -79,9 +79,12 @@ class BwrapSandbox:
         executable = check_bwrap(bwrap, unshare_net=self._policy.network == "none")
         self._prefix = bwrap_prefix(self._policy, executable)
         inner_env = {"HOME": SANDBOX_HOME, "TMPDIR": "/tmp", **dict(env or {})}
-        extra = {} if inherit_env is None else {"inherit_env": tuple(inherit_env)}
-        self._files = LocalSandbox(self._policy.workspace, env=inner_env, home=SANDBOX_HOME,
-                                   default_timeout=default_timeout, **extra)
+        if inherit_env is None:  # LocalSandbox's own allowlist
+            self._files = LocalSandbox(self._policy.workspace, env=inner_env, home=SANDBOX_HOME,
+                                       default_timeout=default_timeout)
+        else:
+            self._files = LocalSandbox(self._policy.workspace, env=inner_env, home=SANDBOX_HOME,
+                                       inherit_env=tuple(inherit_env), default_timeout=default_timeout)
         self._shell = "/bin/bash" if os.path.exists("/bin/bash") else "/bin/sh"
 
     def __repr__(self) -> str:

@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from harness_sandbox_bwrap import BwrapSandbox
 
 from harness_core import HarnessAgent, ToolErrorPart, ToolResultPart
 from harness_core.cli import cli
 from harness_core.testing import ModelTurn, Script, ToolCallSpec
-from harness_sandbox_bwrap import BwrapSandbox
 
 pytestmark = [pytest.mark.anyio, pytest.mark.requires_runtime("bwrap")]
 

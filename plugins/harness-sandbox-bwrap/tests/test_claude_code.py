@@ -8,12 +8,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-from harness_core import HarnessAgent, HarnessCapabilityUnsupportedError, ToolErrorPart, ToolResultPart
-from harness_core.testing import IsolatedHome, ModelTurn, Script, ToolCallSpec
 from harness_sandbox_bwrap import BwrapSandbox
 
-pytestmark = [pytest.mark.anyio, pytest.mark.requires_runtime("claude-code", "bwrap", "exe:socat")]
+from harness_core import (
+    HarnessAgent,
+    HarnessCapabilityUnsupportedError,
+    ToolErrorPart,
+    ToolResultPart,
+)
+from harness_core.testing import IsolatedHome, ModelTurn, Script, ToolCallSpec
+
+pytestmark = [pytest.mark.anyio, pytest.mark.requires_runtime("claude-code", "bwrap", "socat")]
 
 
 def agent_for(server: Any, home: IsolatedHome) -> HarnessAgent:

@@ -1,6 +1,9 @@
 """Escape attempts against a real bubblewrap sandbox: each must fail, and the same kind of
 command must work inside the workspace."""
 
+# The tests inspect the host (files, processes) with blocking calls on purpose, between awaits.
+# ruff: noqa: ASYNC220, ASYNC221, ASYNC240, ASYNC251
+
 from __future__ import annotations
 
 import gc
@@ -12,9 +15,9 @@ from pathlib import Path
 
 import attrs
 import pytest
+from harness_sandbox_bwrap import BwrapSandbox, BwrapUnavailableError
 
 from harness_core import LocalSandbox, Sandbox, SandboxView
-from harness_sandbox_bwrap import BwrapSandbox, BwrapUnavailableError
 
 pytestmark = [pytest.mark.anyio, pytest.mark.requires_runtime("bwrap")]
 
