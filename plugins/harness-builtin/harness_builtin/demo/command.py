@@ -130,11 +130,13 @@ def demo(ctx: click.Context, harness: str, yes: bool, parent: Path | None, as_js
             header.append("  approvals  you decide: y(es), n(o), a(lways for this tool)\n")
         header.append(f"\nprompt: {DEMO_PROMPT}\n", style="italic")
         console.print(header)
+        # pi serves any model from an OpenAI-compatible endpoint it is given (with /v1).
+        openai_style = harness == "pi"
         options: dict[str, Any] = {
             "prompt": DEMO_PROMPT,
             "harness": harness,
-            "model": "anthropic:harness-demo" if harness == "builtin" else None,
-            "base_url": server.base_url,
+            "model": "anthropic:harness-demo" if harness == "builtin" else ("harness-demo" if openai_style else None),
+            "base_url": server.openai_base_url if openai_style else server.base_url,
             "cwd": workspace.path,
             "permission_mode": "allow-edits",
             "approve": approve,

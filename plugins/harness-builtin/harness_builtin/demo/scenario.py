@@ -91,8 +91,13 @@ def demo_script(workspace: DemoWorkspace) -> Callable[[Any], Any]:
             ToolCallSpec("bash", {"command": run_tests, "description": "Run the unit tests"})])
 
     def fix_step(request: Any) -> Any:
+        edit = next((t for t in request.tools if t.name == request.resolve_tool("edit")), None)
+        properties = (edit.input_schema or {}).get("properties", {}) if edit is not None else {}
+        arguments: dict[str, Any] = {"file_path": stats, "old_string": _BUGGY, "new_string": _FIXED}
+        if "edits" in properties:  # pi: {path, edits: [{oldText, newText}]}
+            arguments = {"path": stats, "edits": [{"oldText": _BUGGY, "newText": _FIXED}]}
         return ModelTurn("`mean()` divides by `len(values) + 1` instead of `len(values)`. Fixing it.", tool_calls=[
-            ToolCallSpec("edit", {"file_path": stats, "old_string": _BUGGY, "new_string": _FIXED})])
+            ToolCallSpec("edit", arguments)])
 
     def diff_step(request: Any) -> Any:
         name = next((n for n in request.tool_names if n == "git_diff" or n.endswith("__git_diff")), "git_diff")

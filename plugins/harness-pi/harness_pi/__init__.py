@@ -1,0 +1,54 @@
+"""harness-pi: the pi coding agent adapter for harness-core, over pi's RPC mode.
+
+Use it by harness id (``HarnessAgent(harness="pi", harness_options={...})``) or build a
+configured adapter with :func:`pi`::
+
+    from harness_pi import pi
+
+    adapter = pi(model="qwen2.5-coder", base_url="http://localhost:11434/v1")
+
+pi runs as ``pi --mode rpc`` (JSONL on stdio) in an isolated temporary home; host tools
+and approvals travel through a generated pi extension. See ``docs/pi.md``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ._builtins import BUILTINS, BY_NAME, BY_NATIVE
+from ._events import PiCompaction, PiEvent, PiRecord, PiToolCall, PiToolProgress, PiToolResult
+from ._settings import HARNESS_ID, PiSettings
+
+if TYPE_CHECKING:
+    from ._adapter import PiAdapter, pi
+    from ._session import PiSession
+    from ._turn import PiTurn
+
+__all__ = [
+    "BUILTINS",
+    "BY_NAME",
+    "BY_NATIVE",
+    "HARNESS_ID",
+    "PiAdapter",
+    "PiCompaction",
+    "PiEvent",
+    "PiRecord",
+    "PiSession",
+    "PiSettings",
+    "PiToolCall",
+    "PiToolProgress",
+    "PiToolResult",
+    "PiTurn",
+    "pi",
+]
+
+_LAZY = {"PiAdapter": "._adapter", "pi": "._adapter", "PiSession": "._session", "PiTurn": "._turn"}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'harness_pi' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(module, __name__), name)
