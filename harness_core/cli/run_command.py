@@ -53,6 +53,7 @@ import click
 from rich.console import Console
 from rich.text import Text
 
+from harness_core.cli.sandbox_choice import make_sandbox
 from harness_core.errors import HarnessConfigurationError, HarnessError
 from harness_core.parts.models import (
     COMPACTION_TOOL,
@@ -506,7 +507,7 @@ async def _run_turn(
         raise _configuration_error(harness, exc) from None
     renderer = Renderer(console)
     sink: Callable[[Part], None] = JsonWriter(sys.stdout).part if as_json else renderer.part
-    sandbox = _make_sandbox(sandbox_name, cwd)
+    sandbox = make_sandbox(sandbox_name, cwd)
 
     async def exit_now() -> None:
         """After a second Ctrl-C the runtime did not let go: kill the commands, say so, exit."""
@@ -543,28 +544,6 @@ async def _run_turn(
             stats.aborted = True
     if not as_json:
         renderer.summary(stats)
-
-
-def _make_sandbox(name: str, workspace: Path) -> Sandbox:
-    """``local`` (a :class:`LocalSandbox`), or the factory a plugin contributes under ``name``
-    (``harness_sandboxes``).
-
-    Raises:
-        HarnessConfigurationError: no plugin provides ``name``, or its sandbox cannot be
-            made here (the provider's reason, e.g. bubblewrap missing and how to install it).
-    """
-    from harness_core.plugins.manager import get_plugin_manager
-    from harness_core.sandbox import LocalSandbox
-
-    if name == "local":
-        return LocalSandbox(workspace)
-    factory = get_plugin_manager().hooks.sandbox_factory(name)
-    try:
-        return factory(workspace)
-    except HarnessConfigurationError:
-        raise
-    except (HarnessError, OSError, ValueError, TypeError) as exc:
-        raise HarnessConfigurationError(f"sandbox {name!r} cannot be used here: {exc}") from None
 
 
 async def _drive(
