@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from harness_sandbox_bwrap import BwrapSandbox, plugin
 
 from harness_core import HarnessConfigurationError, LocalSandbox, create_plugin_manager, hookimpl
 from harness_core.cli import cli
-from harness_sandbox_bwrap import BwrapSandbox, plugin
 
 
 class Other:
