@@ -79,13 +79,20 @@ class BwrapSandbox:
         executable = check_bwrap(bwrap, unshare_net=self._policy.network == "none")
         self._prefix = bwrap_prefix(self._policy, executable)
         inner_env = {"HOME": SANDBOX_HOME, "TMPDIR": "/tmp", **dict(env or {})}
-        if inherit_env is None:  # LocalSandbox's own allowlist
-            self._files = LocalSandbox(self._policy.workspace, env=inner_env, home=SANDBOX_HOME,
-                                       default_timeout=default_timeout)
-        else:
-            self._files = LocalSandbox(self._policy.workspace, env=inner_env, home=SANDBOX_HOME,
-                                       inherit_env=tuple(inherit_env), default_timeout=default_timeout)
+        self._inner_env = inner_env
+        self._inherit = None if inherit_env is None else tuple(inherit_env)
+        self._default_timeout = default_timeout
+        self._files = self._local()
+        self._view_runners: list[LocalSandbox] = []
         self._shell = "/bin/bash" if os.path.exists("/bin/bash") else "/bin/sh"
+
+    def _local(self) -> LocalSandbox:
+        """A LocalSandbox on the workspace with this sandbox's environment and timeout."""
+        if self._inherit is None:  # LocalSandbox's own allowlist
+            return LocalSandbox(self._policy.workspace, env=self._inner_env, home=SANDBOX_HOME,
+                                default_timeout=self._default_timeout)
+        return LocalSandbox(self._policy.workspace, env=self._inner_env, home=SANDBOX_HOME,
+                            inherit_env=self._inherit, default_timeout=self._default_timeout)
 
     def __repr__(self) -> str:
         return f"BwrapSandbox({str(self._policy.workspace)!r}, network={self._policy.network!r})"
@@ -162,12 +169,17 @@ class BwrapSandbox:
     def restricted(self) -> SandboxView:
         """The view handed to host tools: read, write and run inside the sandbox, nothing else.
 
-        It holds the immutable command prefix and the composed ``LocalSandbox``'s own
-        restricted view, never this object: it cannot stop the sandbox or change its policy.
+        It holds the immutable command prefix and the restricted view of a ``LocalSandbox``
+        made for it alone (same workspace, environment and timeout), never this object or
+        the ``LocalSandbox`` this sandbox runs on: nothing reachable from it can stop the
+        sandbox or change its policy. :meth:`stop` stops the views' commands too.
         """
-        return BwrapView(self._files.restricted(), self._prefix, self._shell)
+        runner = self._local()
+        self._view_runners.append(runner)
+        return BwrapView(runner.restricted(), self._prefix, self._shell)
 
     async def stop(self) -> None:
-        """Kill the commands still running; later calls raise ``RuntimeError``."""
-        await self._files.stop()
+        """Kill the commands still running (the views' too); later calls raise ``RuntimeError``."""
+        for runner in [self._files, *self._view_runners]:
+            await runner.stop()
 
