@@ -8,6 +8,9 @@ with ``edit``, shows the diff with ``git_diff`` (harness-tools-git), runs the te
 and answers. Only the model is scripted. It prints the workspace path and a summary, and
 checks on its own that the tests pass.
 
+``--sandbox NAME`` runs the harness's commands (tests, git) in that sandbox, e.g.
+``--sandbox bwrap`` (harness-sandbox-bwrap: bubblewrap, no network); default ``local``.
+
 Approvals: ``--yes`` approves every request. Without it, a terminal gets the usual prompt
 (approve, deny, always for this tool); without a terminal (CI, pipes) the demo approves
 automatically and says so: it is scripted and works in a throwaway copy.
