@@ -1,6 +1,6 @@
 """The ``harness`` command line.
 
-Core subcommands live in small ``_cli_*`` modules; plugins add theirs through the
+Core subcommands live in their own modules, imported only when used (:data:`CORE_COMMANDS`); plugins add theirs through the
 ``harness_cli_commands`` hook. Runtime errors print one line to stderr,
 ``harness: error: <message>`` (no traceback unless ``--debug``), and exit with status 1
 (or the status the command chose: ``harness run`` uses 2 for configuration errors); this
@@ -11,6 +11,7 @@ and exit with 2 (click's convention).
 
 from __future__ import annotations
 
+import importlib
 import sys
 from typing import Any
 
@@ -18,27 +19,35 @@ import click
 
 from harness_core.errors import HarnessError
 
-__all__ = ["cli", "main"]
+__all__ = ["CORE_COMMANDS", "cli", "main"]
+
+CORE_COMMANDS: dict[str, tuple[str, str]] = {
+    "plugins": ("harness_core.cli.plugins_command", "plugins_command"),
+    "tools": ("harness_core.cli.plugins_command", "tools_command"),
+    "run": ("harness_core.cli.run_command", "run_command"),
+    "model-server": ("harness_core.testing.model_server_cli", "model_server"),
+}
+"""Core subcommand name -> (module, attribute), imported only when the command is used."""
 
 
 class HarnessGroup(click.Group):
     """A click group that adds core and plugin subcommands lazily and reports errors cleanly."""
 
-    def _core_commands(self) -> dict[str, click.Command]:
-        commands: dict[str, click.Command] = {}
-        from harness_core.cli import plugins_command as _cli_plugins
-
-        commands.update(_cli_plugins.COMMANDS)
+    def _core_command(self, name: str) -> click.Command | None:
+        """The core subcommand ``name``, importing only its module (start-up stays small)."""
+        where = CORE_COMMANDS.get(name)
+        if where is None:
+            return None
         try:
-            from harness_core.testing.model_server_cli import model_server
-        except ImportError:  # pragma: no cover - testing extras missing
-            pass
-        else:
-            commands["model-server"] = model_server
-        from harness_core.cli import run_command as _cli_run
+            module = importlib.import_module(where[0])
+        except ImportError:  # pragma: no cover - an optional part (testing) missing
+            return None
+        command: click.Command = getattr(module, where[1])
+        return command
 
-        commands.update(_cli_run.COMMANDS)
-        return commands
+    def _core_commands(self) -> dict[str, click.Command]:
+        found = {name: self._core_command(name) for name in CORE_COMMANDS}
+        return {name: command for name, command in found.items() if command is not None}
 
     def _all_commands(self, ctx: click.Context) -> dict[str, click.Command]:
         cache: dict[str, click.Command] | None = ctx.meta.get("harness.commands")
@@ -66,9 +75,9 @@ class HarnessGroup(click.Group):
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         # Core commands resolve without discovering plugins, so `harness plugins` can
         # capture discovery warnings itself and show failures in its listing.
-        core = self._core_commands()
-        if cmd_name in core:
-            return core[cmd_name]
+        core = self._core_command(cmd_name)
+        if core is not None:
+            return core
         return self._all_commands(ctx).get(cmd_name)
 
     def invoke(self, ctx: click.Context) -> Any:

@@ -10,22 +10,28 @@ Nothing heavy is imported here: model SDKs load when a session starts.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from harness_core import hookimpl
 
 if TYPE_CHECKING:
     import click
 
-    from harness_core import AdapterFactory, BuiltinTool
+    from harness_core import Adapter, AdapterFactory, BuiltinTool
+
+
+def builtin_factory(**settings: Any) -> Adapter:
+    """:func:`~harness_builtin.adapter.create_builtin_adapter`, imported on first call (so
+    plugin discovery, which calls ``harness_adapters``, never loads the model loop)."""
+    from .adapter import create_builtin_adapter
+
+    return create_builtin_adapter(**settings)
 
 
 @hookimpl
 def harness_adapters() -> Mapping[str, AdapterFactory]:
-    """``{"builtin": create_builtin_adapter}``."""
-    from .adapter import HARNESS_ID, create_builtin_adapter
-
-    return {HARNESS_ID: create_builtin_adapter}
+    """``{"builtin": builtin_factory}``."""
+    return {"builtin": builtin_factory}
 
 
 @hookimpl

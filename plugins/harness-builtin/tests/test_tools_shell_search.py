@@ -137,6 +137,16 @@ async def test_glob(call_tool, tree: Path) -> None:
     assert absolute.is_error and "must be relative" in absolute.content
 
 
+async def test_grep_and_glob_leave_out_excluded_paths(call_tool, tree: Path) -> None:
+    (tree / "src" / "pkg" / "link.py").symlink_to(tree / "src" / "pkg" / "util.py")
+    grep = await call_tool("grep", {"pattern": "TODO", "exclude": ["src/pkg/util.py"]})
+    assert grep.content.splitlines() == ["src/main.ts:1:const add = 1; // TODO"]  # the link to it too
+    glob = await call_tool("glob", {"pattern": "**/*.py", "exclude": ["src/pkg/core.py", "src/pkg/link.py"]})
+    assert glob.content.splitlines() == ["src/pkg/util.py"]
+    tree_out = await call_tool("glob", {"pattern": "**/*", "exclude": ["src"]})
+    assert not any(line.startswith("src") for line in tree_out.content.splitlines())
+
+
 def test_glob_to_regex() -> None:
     assert glob_to_regex("**/*.py").match("a.py")
     assert glob_to_regex("**/*.py").match("x/y/a.py")

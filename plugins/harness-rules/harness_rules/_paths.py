@@ -30,6 +30,7 @@ below it, found by a bounded walk pruned to the subtrees the pattern can reach.
 
 from __future__ import annotations
 
+import functools
 import os
 import posixpath
 import re
@@ -40,6 +41,7 @@ import attrs
 from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 
 from ._errors import RuleSyntaxError
+from ._resolve import Memo, case_insensitive, resolve
 
 __all__ = [
     "Bases",
@@ -65,6 +67,12 @@ def normalize(path: str) -> str:
     if out.startswith("//"):
         out = "/" + out.lstrip("/")
     return out
+
+
+def relative(path: str, base: str) -> str | None:
+    """``path`` relative to ``base`` (both normalized absolute), ``""`` for the base itself,
+    ``None`` when ``path`` is not below ``base``."""
+    return _rel(path, base)
 
 
 def _rel(path: str, base: str) -> str | None:
@@ -103,11 +111,18 @@ class Bases:
 
     workspace: tuple[str, ...]
     home: tuple[str, ...]
+    casefold: bool = False
+
+    @property
+    def anchors(self) -> tuple[tuple[str, str], ...]:
+        """``(directory, resolved directory)`` for the workspace root and the home."""
+        return ((self.workspace[0], self.workspace[-1]), (self.home[0], self.home[-1]))
 
     @classmethod
     def for_root(cls, workspace_root: str, home: str) -> Bases:
-        """Bases for an absolute workspace root and home directory."""
-        return cls(_both(workspace_root), _both(home))
+        """Bases for an absolute workspace root and home directory; ``casefold`` when the
+        root is on a case-insensitive file system (rules then match regardless of case)."""
+        return cls(_both(workspace_root), _both(home), case_insensitive(workspace_root))
 
 
 def _both(path: str) -> tuple[str, ...]:
@@ -140,6 +155,15 @@ class PathPattern:
     _cover_all: bool = attrs.field(repr=False)
     _segment_regexes: tuple[re.Pattern[str] | None, ...] = attrs.field(repr=False, eq=False)
 
+    @property
+    def regex(self) -> re.Pattern[str]:
+        """The compiled gitignore regex over base-relative paths (directories end with ``/``)."""
+        return self._regex
+
+    @functools.cached_property
+    def _folded(self) -> re.Pattern[str]:
+        return re.compile(self._regex.pattern, re.IGNORECASE)
+
     def base_dirs(self, bases: Bases) -> tuple[str, ...]:
         """The absolute base directories (as written, resolved) for these ``bases``."""
         if self.base == "root":
@@ -154,9 +178,10 @@ class PathPattern:
 
         Gitignore semantics: a path inside a matched directory matches too.
         """
+        regex = self._folded if bases.casefold else self._regex
         for base in self.base_dirs(bases):
             rel = _rel(path, base)
-            if rel and self._regex.match(rel + "/" if is_dir else rel):
+            if rel and regex.match(rel + "/" if is_dir else rel):
                 return True
         return False
 
@@ -295,6 +320,7 @@ def compile_path_pattern(spec: str) -> PathPattern:
     cover_regex = None
     if stripped and tail:
         cover_regex = _compile("/" + "/".join(tail), spec)
+    _check_can_match(segments, regex, spec)
     return PathPattern(
         text=spec,
         base=base,
@@ -309,6 +335,66 @@ def compile_path_pattern(spec: str) -> PathPattern:
     )
 
 
+_NAME_MAX: Final = 255
+_PATH_MAX: Final = 4096
+_CLASS_CANDIDATES: Final = ("xa0A_.-" + "".join(chr(c) for c in range(32, 127)) + "".join(chr(c) for c in range(1, 32))
+                             + "\u00e9\u00ff\u0100\u4e00\U0001f600\U0010ffff").replace("/", "")
+"""Characters tried for a class: every character a file name may hold has a candidate of
+its kind (control, ASCII, Latin-1, BMP, astral); only ``/`` and NUL never occur."""
+
+
+def _check_can_match(segments: Sequence[str], regex: re.Pattern[str], spec: str) -> None:
+    """Refuse a pattern no file name can match: a segment longer than a file name may be,
+    a character class only ``/`` could satisfy, a pattern longer than a path may be. An
+    example path is built from the pattern (``*`` empty, ``?`` and classes one fitting
+    character) and must match the compiled regex."""
+    example: list[str] = []
+    for seg in segments:
+        if seg == "**":
+            continue
+        out: list[str] = []
+        i = 0
+        while i < len(seg):
+            ch = seg[i]
+            if ch == "*":
+                pass
+            elif ch == "?":
+                out.append("x")
+            elif ch == "\\" and i + 1 < len(seg):
+                i += 1
+                out.append(seg[i])
+            elif ch == "[":
+                end = seg.find("]", i + 2 if seg[i + 1 : i + 2] in ("!", "^", "]") else i + 1)
+                if end < 0:
+                    out.append("[")
+                else:
+                    body = seg[i + 1 : end]
+                    body = "^" + body[1:] if body.startswith("!") else body
+                    try:
+                        klass = re.compile("[" + body + "]")
+                    except re.error:
+                        return  # leave it to pathspec's own reading
+                    pick = next((c for c in _CLASS_CANDIDATES if klass.fullmatch(c)), None)
+                    if pick is None:
+                        raise RuleSyntaxError(f"path pattern {spec!r} can never match: the character class "
+                                              f"[{seg[i + 1:end]}] matches no character a file name can hold")
+                    out.append(pick)
+                    i = end
+            else:
+                out.append(ch)
+            i += 1
+        name = "".join(out)
+        if len(name.encode()) > _NAME_MAX:
+            raise RuleSyntaxError(f"path pattern {spec!r} can never match: a file name is at most "
+                                  f"{_NAME_MAX} bytes, and {seg[:40]!r}... needs {len(name.encode())}")
+        example.append(name or "x")
+    text = "/".join(example) or "x"
+    if len(text.encode()) > _PATH_MAX:
+        raise RuleSyntaxError(f"path pattern {spec!r} can never match: paths are at most {_PATH_MAX} bytes")
+    if not any(regex.match(candidate) for candidate in (text, text + "/", text + "/x", "x/" + text)):
+        raise RuleSyntaxError(f"path pattern {spec!r} can never match a path (no file name fits it)")
+
+
 @attrs.frozen
 class Spelling:
     """One way of writing a path a call touches.
@@ -317,18 +403,27 @@ class Spelling:
         path: normalized absolute path.
         is_dir: the path is an existing directory (symlinks followed).
         resolved: this is the symlink-resolved spelling.
+        unknown: why the OS's resolution of the path is not known here (a ``/proc/self``
+            entry other than ``cwd``/``root``), or ``None``.
     """
 
     path: str
     is_dir: bool
     resolved: bool
+    unknown: str | None = None
 
 
-def spellings(raw: str, cwd: str, home: str) -> tuple[Spelling, ...]:
+_PROC_CWD: Final = re.compile(r"^/proc/(?:self|thread-self)/cwd(?=/|$)")
+
+
+def spellings(raw: str, cwd: str, home: str, bases: Bases | None = None, memo: Memo | None = None) -> tuple[Spelling, ...]:
     """Every spelling of the path ``raw`` as a tool running in ``cwd`` would see it.
 
     ``~`` and ``~/x`` are expanded to ``home``; the literal ``cwd/~/x`` is kept as well when
-    an entry named ``~`` exists there. Relative paths join ``cwd``.
+    an entry named ``~`` exists there. Relative paths join ``cwd``. The resolved spelling
+    follows symlinks as the OS would for a process running in ``cwd``
+    (:func:`~harness_rules._resolve.resolve`: ``/proc/self/cwd`` is ``cwd``); the lexical
+    spelling has ``/proc/self/cwd`` replaced by ``cwd`` too.
     """
     candidates: list[str] = []
     if raw == "~" or raw.startswith("~/"):
@@ -341,13 +436,28 @@ def spellings(raw: str, cwd: str, home: str) -> tuple[Spelling, ...]:
     else:
         candidates.append(os.path.join(cwd, raw) if raw else cwd)
     seen: dict[str, Spelling] = {}
+    anchors = () if bases is None else bases.anchors
     for cand in candidates:
         lit = normalize(cand)
-        real = os.path.realpath(cand)
-        for path, resolved in ((lit, False), (real, True)):
-            if path not in seen:
-                seen[path] = Spelling(path, os.path.isdir(path), resolved)
+        found = resolve(cand, cwd, anchors, memo)
+        seen[lit] = Spelling(lit, found.is_dir if found.path == lit else os.path.isdir(lit), False, found.unknown)
+        if _PROC_CWD.match(lit):
+            local = normalize(_PROC_CWD.sub(lambda _: cwd, lit, count=1))
+            seen.setdefault(local, Spelling(local, found.is_dir, False))
+        if found.path not in seen:
+            seen[found.path] = Spelling(found.path, found.is_dir, True, found.unknown)
     return tuple(seen.values())
+
+
+def _entry_name(entry: os.DirEntry[str]) -> str:
+    return entry.name
+
+
+def _link_or_dir(entry: os.DirEntry[str]) -> bool:
+    try:
+        return entry.is_symlink() or entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
 
 
 @attrs.frozen
@@ -357,15 +467,18 @@ class ProbeResult:
     Attributes:
         found: ``(pattern index, path)`` for every pattern with a matching entry (first hit).
         truncated: the walk stopped at its entry limit before finishing.
+        hits: in ``collect`` mode, every entry a stopping pattern matched (directories
+            not walked into), in walk order.
     """
 
     found: dict[int, str]
     truncated: bool
+    hits: tuple[str, ...] = ()
 
 
 def probe_tree(
     roots: Sequence[str], patterns: Sequence[PathPattern], bases: Bases, *, limit: int,
-    stop_at: Iterable[int] = (),
+    stop_at: Iterable[int] = (), exclude: Iterable[str] = (), collect: int = 0,
 ) -> ProbeResult:
     """Walk below the directories ``roots`` looking for entries matched by ``patterns``.
 
@@ -381,19 +494,34 @@ def probe_tree(
         bases: the anchoring bases.
         limit: the most directory entries to look at; past it the result is ``truncated``.
         stop_at: pattern indexes whose first hit ends the walk (the denials).
+        exclude: normalized absolute paths left out of the walk with everything below
+            them (a search's ``exclude`` list); a link whose target is excluded too.
+        collect: when positive, a hit of a ``stop_at`` pattern does not end the walk:
+            the entry is recorded in :attr:`ProbeResult.hits` and not descended into,
+            until ``collect`` hits are found (the paths a search would have to exclude).
 
     Returns:
         A :class:`ProbeResult`.
     """
     found: dict[int, str] = {}
+    hits: list[str] = []
     stops = set(stop_at)
+    excluded = frozenset(exclude)
+
+    def left_out(path: str) -> bool:
+        while path and path != "/":
+            if path in excluded:
+                return True
+            path = path.rpartition("/")[0]
+        return False
+
     starts: list[tuple[str, str]] = [(root, os.path.realpath(root)) for root in roots]
     for root in roots:
         for pat in patterns:
             for base in pat.base_dirs(bases):
                 if base != root and _rel(base, root) is not None and os.path.isdir(base):
                     starts.append((base, os.path.realpath(base)))
-    stack = list(dict.fromkeys(starts))
+    stack = [s for s in dict.fromkeys(starts) if not (excluded and left_out(s[0]))]
     visited: set[str] = set()
     seen_entries = 0
     every = range(len(patterns))
@@ -402,31 +530,52 @@ def probe_tree(
         if real_dir in visited:
             continue
         visited.add(real_dir)
-        live = [i for i in every if i not in found and
+        live = [i for i in every if (i not in found or (collect and i in stops)) and
                 (patterns[i].may_reach(lit_dir, bases) or patterns[i].may_reach(real_dir, bases))]
         try:
-            entries = sorted(os.scandir(lit_dir), key=lambda e: e.name)
+            with os.scandir(lit_dir) as scan:
+                entries = list(scan)
         except OSError:
             continue
+        seen_entries += len(entries)
+        if seen_entries > limit:
+            return ProbeResult(found, True, tuple(hits))
+        lit_prefix = lit_dir.rstrip("/") + "/"
+        real_prefix = real_dir.rstrip("/") + "/"
+        if not live:  # nothing here can match by name: only links (any target) and subdirectories matter
+            try:
+                entries = [e for e in entries if e.is_symlink() or e.is_dir(follow_symlinks=False)]
+            except OSError:
+                entries = [e for e in entries if _link_or_dir(e)]
+        entries.sort(key=_entry_name)  # a fixed order: the same denial is reported
         for entry in entries:
-            seen_entries += 1
-            if seen_entries > limit:
-                return ProbeResult(found, True)
-            lit = lit_dir.rstrip("/") + "/" + entry.name
             try:
                 is_link = entry.is_symlink()
+                if not is_link and not live:
+                    stack.append((lit_prefix + entry.name, real_prefix + entry.name))
+                    continue
                 is_dir = entry.is_dir()
             except OSError:
                 continue
-            real = os.path.realpath(lit) if is_link else real_dir.rstrip("/") + "/" + entry.name
+            lit = lit_prefix + entry.name
+            real = os.path.realpath(lit) if is_link else real_prefix + entry.name
+            if excluded and (lit in excluded or (is_link and left_out(real))):
+                continue
+            hit = False
             for i in (every if is_link else live):
-                if i in found:
+                if i in found and not (collect and i in stops):
                     continue
                 pat = patterns[i]
                 if pat.matches(lit, is_dir, bases) or (real != lit and pat.matches(real, is_dir, bases)):
-                    found[i] = lit if real == lit else f"{lit} -> {real}"
+                    found.setdefault(i, lit if real == lit else f"{lit} -> {real}")
                     if i in stops:
-                        return ProbeResult(found, False)
-            if is_dir:
+                        if not collect:
+                            return ProbeResult(found, False)
+                        hits.append(lit)
+                        hit = True
+                        if len(hits) >= collect:
+                            return ProbeResult(found, False, tuple(hits))
+                        break
+            if is_dir and not hit:
                 stack.append((lit, real))
-    return ProbeResult(found, False)
+    return ProbeResult(found, False, tuple(hits))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -22,7 +23,12 @@ from ._engine import DEFAULT_SEARCH_LIMIT, CallFacts, RuleEngine, RuleVerdict
 from ._extract import baseline_resources, missing_input
 from ._files import RuleLayer, discover_rule_files, load_rules_file, rules_from_mapping
 
-__all__ = ["RulesPolicy"]
+__all__ = ["RELOAD_INTERVAL", "RulesPolicy"]
+
+RELOAD_INTERVAL = 1.0
+"""Seconds between checks of a workspace's rules files for changes: within that time a
+decision reuses the engine without any ``stat()``; a changed file is picked up by the
+first decision after it."""
 
 _Stamp = tuple[str, int, int] | tuple[str, None, None]
 
@@ -56,10 +62,16 @@ class RulesPolicy:
             call's workspace root.
         env: environment for ``HOME`` and ``XDG_CONFIG_HOME`` (default ``os.environ``).
         search_limit: directory entries a search-root walk may look at before asking.
-        guard_arguments: also deny shell commands whose arguments name a path a ``read``
-            deny rule covers (``cat .env``); off by default (see :class:`RuleEngine`).
+        guard_arguments: deny shell commands whose arguments name (or may expand to) a
+            path a ``read``/``edit``/``write`` deny rule covers (``cat .env``), and ask when
+            an argument is only known at run time; on by default, ``False`` opts out (see
+            :class:`RuleEngine` and docs/rules.md for what that gives up).
+        reload_interval: seconds between checks of the rules files for changes (default
+            :data:`RELOAD_INTERVAL`); ``0`` checks at every decision.
 
-    Files are re-read when their modification time or size changes.
+    Files are re-read when their modification time or size changes, checked at most once
+    per :data:`RELOAD_INTERVAL` (one second) per workspace root: decisions in between make no
+    ``stat()`` call.
 
     Raises:
         RulesFileError: a rule passed in code or an explicit file is invalid (at
@@ -76,19 +88,22 @@ class RulesPolicy:
         discover: bool = False,
         env: Mapping[str, str] | None = None,
         search_limit: int = DEFAULT_SEARCH_LIMIT,
-        guard_arguments: bool = False,
+        guard_arguments: bool = True,
+        reload_interval: float = RELOAD_INTERVAL,
     ) -> None:
         self._env = env
         self.cwd = None if cwd is None else os.path.abspath(os.fspath(cwd))
         self.discover = discover
         self.search_limit = search_limit
         self.guard_arguments = guard_arguments
+        self.reload_interval = reload_interval
         self._code = rules_from_mapping(rules) if rules is not None else None
         self._files = [Path(f) for f in files]
         self._lock = threading.Lock()
         self._layer_cache: dict[str, tuple[_Stamp, RuleLayer]] = {}
         self._source_cache: dict[tuple[str, str | None, str | None], list[tuple[str, Path]]] = {}
         self._engines: dict[tuple[str, tuple[_Stamp, ...]], RuleEngine] = {}
+        self._fresh: dict[str, tuple[float, RuleEngine]] = {}
         for path in self._files:
             self._load(path, "file", missing_ok=False)
 
@@ -154,6 +169,17 @@ class RulesPolicy:
         Raises:
             RulesFileError: a file is invalid.
         """
+        now = time.monotonic()
+        fresh = self._fresh.get(workspace_root)
+        if fresh is not None and now - fresh[0] < self.reload_interval:
+            return fresh[1]
+        engine = self._engine(workspace_root)
+        if len(self._fresh) > 64:
+            self._fresh.clear()
+        self._fresh[workspace_root] = (now, engine)
+        return engine
+
+    def _engine(self, workspace_root: str) -> RuleEngine:
         stamps = tuple(_stamp(path) for _, path in self._sources(workspace_root))
         key = (workspace_root, stamps)
         with self._lock:
@@ -244,4 +270,12 @@ def facts_for(call: ToolCall, context: ApprovalContext, root: str) -> CallFacts:
     if resources is None and builtin:
         resources = baseline_resources(sorted(names), call.input)
     missing = missing_input(names, call.input, resources) if builtin else None
-    return CallFacts(frozenset(names), builtin, resources, root, call.tool_name, missing)
+    excludes: tuple[str, ...] = ()
+    can_exclude = False
+    if builtin and isinstance(tool, BuiltinTool):
+        properties = tool.input_schema.get("properties") if isinstance(tool.input_schema, Mapping) else None
+        can_exclude = isinstance(properties, Mapping) and "exclude" in properties
+        raw = call.input.get("exclude") if isinstance(call.input, Mapping) else None
+        if can_exclude and isinstance(raw, Sequence) and not isinstance(raw, str):
+            excludes = tuple(e for e in raw if isinstance(e, str))
+    return CallFacts(frozenset(names), builtin, resources, root, call.tool_name, missing, excludes, can_exclude)

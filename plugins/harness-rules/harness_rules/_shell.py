@@ -1,7 +1,9 @@
-"""Shell commands taken apart with bashlex, so rules can judge every command that would run.
+"""Shell commands taken apart, so rules can judge every command that would run.
 
-:func:`analyze_command` parses a command line with :mod:`bashlex` and returns a
-:class:`ShellAnalysis`:
+:func:`analyze_command` parses a command line - with the fast pre-pass of
+:mod:`harness_rules._fastparse` when it is plain, else with :mod:`bashlex` (imported on
+first use) - walks the tree and returns a :class:`ShellAnalysis` (the types live in
+:mod:`harness_rules._units`):
 
 * :class:`CommandUnit` - one simple command that would run: each command of a list
   (``&&``, ``||``, ``;``, ``&``, newlines), of a pipeline, of a subshell or group, of a
@@ -37,19 +39,46 @@ from __future__ import annotations
 
 import posixpath
 import re
-import shlex
 from collections.abc import Sequence
 from functools import lru_cache
 from typing import Any, Final, Literal
 
 import attrs
-import bashlex
 
-from ._words import SENTINEL, Options, Word, skip_options, texts
-from ._wrappers import LEAF_COMMANDS, SHELLS, WRAPPERS, Unwrap, subcommand_index
+from ._builtins import EVALUATING_BUILTINS, code_env
+from ._expand import brace_expand, parameter_problem, substitution_texts
+from ._fastparse import FastNode, FastWord, fast_parse
+from ._units import (
+    DEV_SINKS,
+    GLOB,
+    MAX_COMMAND_CHARS,
+    MAX_DEPTH,
+    OUTPUT_REDIRECTS,
+    PROXY_NAMES,
+    SAFE_ENV_NAMES,
+    WORD_SPACE,
+    CommandUnit,
+    Cwds,
+    Opaque,
+    PathAccess,
+    ShellAnalysis,
+    expands,
+    guessed_names,
+    safe_env,
+    show_command,
+    suffix_forms,
+    textual_opaque,
+    union,
+    word_suffixes,
+)
+from ._words import SENTINEL, Options, Suffixes, Word, skip_options, texts
+from ._wrappers import LEAF_COMMANDS, SHELLS, WRAPPERS, Unwrap
 
 __all__ = [
+    "MAX_COMMAND_CHARS",
+    "SAFE_ENV_NAMES",
     "SENTINEL",
+    "WORD_SPACE",
     "CommandUnit",
     "Cwds",
     "Opaque",
@@ -58,117 +87,6 @@ __all__ = [
     "analyze_command",
     "show_command",
 ]
-
-MAX_COMMAND_CHARS: Final = 100_000
-MAX_DEPTH: Final = 8
-
-Cwds = tuple[str | None, ...]
-"""The possible working directories (``None``: unknown, after ``cd $X`` say)."""
-
-SAFE_ENV_NAMES: Final = frozenset({
-    "CI", "NODE_ENV", "DEBUG", "RUST_BACKTRACE", "RUST_LOG", "LANG", "LANGUAGE", "TZ",
-    "NO_COLOR", "FORCE_COLOR", "TERM", "COLUMNS", "LINES", "PYTHONUNBUFFERED",
-    "PYTHONDONTWRITEBYTECODE", "PYTHONIOENCODING", "VERBOSE",
-})
-"""Variables an environment prefix may set without changing which command an allow rule
-matches (``CI=1 npm test`` is allowed by ``bash(npm test *)``); ``LC_*`` too. Any other
-prefix (``PATH=``, ``LD_PRELOAD=``, ``GIT_SSH_COMMAND=``...) must be written in the rule."""
-
-WORD_SPACE: Final = "\x01"
-"""Stands for whitespace inside one word in :attr:`CommandUnit.suffix_forms`."""
-
-_PROXY_NAMES: Final = frozenset({"http_proxy", "https_proxy", "ftp_proxy", "all_proxy", "no_proxy"})
-_DEV_SINKS: Final = re.compile(r"/dev/(?:null|stdout|stderr|tty|zero|fd/\d+)")
-_OUTPUT_REDIRECTS: Final = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
-
-
-@attrs.frozen
-class CommandUnit:
-    """One simple command that would run.
-
-    Attributes:
-        text: the command as normalized (quotes removed, words joined by one space),
-            environment prefix included.
-        allow_forms: an allow rule matching any of these allows the unit.
-        deny_forms: a deny or ask rule that may match any of these holds.
-        required: the unit must be allowed for the whole command to be allowed (False for
-            transparent wrappers, whose inner command is judged instead, and for ``cd``).
-        args: argument words that may name files, with the directories they resolve in.
-        suffix_forms: for a command the analysis does not know (it may run one of its
-            arguments as a command, as ``uv run rm x`` does), every word suffix starting at
-            a literal, non-option argument; deny and ask rules matching one hold. Whitespace
-            inside a word is ``"\\x01"`` here, so a quoted argument (``-m 'rm old'``) is not
-            taken for several words.
-    """
-
-    text: str
-    allow_forms: tuple[str, ...]
-    deny_forms: tuple[str, ...]
-    required: bool = True
-    args: tuple[PathAccess, ...] = ()
-    suffix_forms: tuple[str, ...] = ()
-
-
-@attrs.frozen
-class PathAccess:
-    """A file a command line touches.
-
-    Attributes:
-        path: the path as written (quotes removed; ``~`` kept for the caller to expand).
-        cwds: where a relative path resolves.
-        access: ``write`` (redirection, ``tee``) or ``read`` (``<``, arguments).
-        origin: what touches it, for reasons (``redirection `> out.txt```).
-        glob: the word holds wildcard characters the shell would expand.
-        required: for a write, an edit rule must allow it (``False`` for a file that is
-            only created when missing, such as ``flock``'s lock file: edit deny and ask rules
-            still hold).
-    """
-
-    path: str
-    cwds: Cwds
-    access: Literal["write", "read"]
-    origin: str
-    glob: bool = False
-    required: bool = True
-
-
-@attrs.frozen
-class Opaque:
-    """Something the analysis cannot judge; never allowed automatically.
-
-    Attributes:
-        text: what could not be judged.
-        reason: why.
-        deny_forms: command texts for a conservative deny check (every word suffix).
-        write_targets: redirection targets found textually (unparsable commands only).
-        kind: ``command`` or ``path`` (a write to a path computed at run time).
-    """
-
-    text: str
-    reason: str
-    deny_forms: tuple[str, ...] = ()
-    write_targets: tuple[str, ...] = ()
-    kind: Literal["command", "path"] = "command"
-
-
-@attrs.frozen
-class ShellAnalysis:
-    """The parts of one command line (see the module docs).
-
-    Attributes:
-        command: the command line.
-        units: the simple commands, in source order.
-        paths: the files written or read through redirections and ``tee``.
-        opaque: what could not be judged.
-        error: the parser's message when the whole line could not be parsed.
-    """
-
-    command: str
-    units: tuple[CommandUnit, ...] = ()
-    paths: tuple[PathAccess, ...] = ()
-    opaque: tuple[Opaque, ...] = ()
-    error: str | None = None
-
 
 def analyze_command(command: str, cwd: str, home: str) -> ShellAnalysis:
     """Take ``command`` apart (see the module docs).
@@ -186,103 +104,15 @@ def analyze_command(command: str, cwd: str, home: str) -> ShellAnalysis:
 
 @lru_cache(maxsize=4096)
 def _analyze_cached(command: str, cwd: str, home: str) -> ShellAnalysis:
+    if len(command) > MAX_COMMAND_CHARS:
+        reason = (f"the command is {len(command)} characters long, more than the {MAX_COMMAND_CHARS} the rules "
+                  "analyse")
+        return ShellAnalysis(command, error=reason, opaque=(Opaque(show_command(command, 80), reason),))
     walker = _Walker(home)
     error = walker.script(command, (cwd,), 0)
     if error is not None:
         return ShellAnalysis(command, error=error, opaque=(textual_opaque(command, error),))
     return ShellAnalysis(command, tuple(walker.units), tuple(walker.paths), tuple(walker.opaque))
-
-
-# -- textual fallback ------------------------------------------------------------------
-
-_SPLIT: Final = re.compile(r"\|\||&&|\$\(|[;&|\n(){}`]")
-_TEXT_REDIRECT: Final = re.compile(r"(?:&>>?|>>?|>\||<>)\s*([^\s;&|<>()]+)")
-_ASSIGNMENT: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
-
-
-def textual_opaque(command: str, reason: str) -> Opaque:
-    """An :class:`Opaque` item for a command that could not be parsed.
-
-    The command line is split at every shell operator; every word suffix of every piece
-    (leading assignments dropped, quotes removed where possible) becomes a deny form, so a
-    denied command anywhere in it is still found. Redirection targets are found textually.
-    """
-    forms: list[str] = []
-    for piece in _SPLIT.split(command):
-        words = _loose_words(piece)
-        while words and _ASSIGNMENT.match(words[0]):
-            words = words[1:]
-        forms.extend(_suffix_forms(words))
-    targets = tuple(t.strip("'\"") for t in _TEXT_REDIRECT.findall(command))
-    targets = tuple(t for t in targets if t and not t.isdigit() and t != "-" and not _DEV_SINKS.fullmatch(t))
-    return Opaque(command, reason, tuple(dict.fromkeys(forms)), targets)
-
-
-def _loose_words(text: str) -> list[str]:
-    try:
-        return shlex.split(text, posix=True)
-    except ValueError:
-        return [w.strip("'\"") for w in text.split()]
-
-
-def _suffix_forms(words: Sequence[str]) -> list[str]:
-    """Every word suffix joined (and with a path command name's basename), for deny checks;
-    words with one comma brace group are also expanded as the shell would."""
-    expanded: list[str] = []
-    for word in words:
-        match = _ONE_BRACE.fullmatch(word)
-        if match is None:
-            expanded.append(word)
-        else:
-            pre, items, post = match.groups()
-            expanded.extend(pre + item + post for item in items.split(","))
-    if expanded != list(words):
-        return _plain_suffix_forms(words) + _plain_suffix_forms(expanded)
-    return _plain_suffix_forms(words)
-
-
-_ONE_BRACE: Final = re.compile(r"([^{}]*)\{([^{}]*,[^{}]*)\}([^{}]*)")
-
-
-def _plain_suffix_forms(words: Sequence[str]) -> list[str]:
-    forms: list[str] = []
-    for index in range(len(words)):
-        tail = list(words[index:])
-        forms.append(" ".join(tail))
-        if "/" in tail[0]:
-            forms.append(" ".join([posixpath.basename(tail[0]), *tail[1:]]))
-    return forms
-
-
-# -- words -----------------------------------------------------------------------------
-
-_BRACE: Final = re.compile(r"\{[^{}]*(?:,|\.\.)[^{}]*\}")
-_GLOB: Final = re.compile(r"[*?\[]")
-_NAME_TOKEN: Final = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.+/-]*")
-_WHITESPACE: Final = re.compile(r"\s")
-
-
-def _expands(text: str) -> str | None:
-    """Why the shell may turn a command name into something else, or ``None``."""
-    if _BRACE.search(text):
-        return "the command name undergoes brace expansion"
-    if _GLOB.search(text):
-        return "the command name is a wildcard the shell expands"
-    return None
-
-
-def _guessed_names(word: Word, rest: Sequence[str]) -> list[str]:
-    """Deny forms for a command name computed at run time: every name-like token written
-    in it (``$(echo rm)`` may well be ``rm``), followed by the arguments."""
-    tokens = _NAME_TOKEN.findall(word.raw or word.text)
-    if word.output is not None:
-        tokens.extend(word.output.split()[:1])
-    forms: list[str] = []
-    for token in dict.fromkeys(tokens):
-        forms.append(" ".join([token, *rest]))
-        if "/" in token:
-            forms.append(" ".join([posixpath.basename(token), *rest]))
-    return forms
 
 
 _TEE = Options(flags="aip", long_flags=frozenset({"--append", "--ignore-interrupts", "--output-error"}))
@@ -348,21 +178,27 @@ class _Walker:
         if depth > MAX_DEPTH:
             return f"commands nested more than {MAX_DEPTH} levels deep"
         if len(text) > MAX_COMMAND_CHARS:
-            return f"command longer than {MAX_COMMAND_CHARS} characters"
+            return f"the command is longer than {MAX_COMMAND_CHARS} characters"
         if not text.strip():
             return None
         if "\x00" in text:
             return "the command holds a NUL character"
         self.literal_ok = self.literal_ok and _REDEFINES_OUTPUT.search(text) is None
-        rewritten = self._unquote_heredocs(text)
-        self.source = rewritten
-        try:
-            trees = bashlex.parse(rewritten)
-        except Exception as exc:  # bashlex raises ParsingError, NotImplementedError and others
-            return f"the shell parser could not parse it ({type(exc).__name__}: {exc})"
+        trees: Sequence[Any] | None = fast_parse(text)  # plain command lines, without bashlex
+        if trees is not None:
+            self.source = text
+        else:
+            rewritten = self._unquote_heredocs(text)
+            self.source = rewritten
+            import bashlex  # imported on first use: plugin discovery stays cheap
+
+            try:
+                trees = bashlex.parse(rewritten)
+            except Exception as exc:  # bashlex raises ParsingError, NotImplementedError and others
+                return f"the shell parser could not parse it ({type(exc).__name__}: {exc})"
         try:
             for tree in trees:  # lines run one after the other, whether or not a `cd` failed
-                cwds = _union(cwds, self.node(tree, cwds, depth))
+                cwds = union(cwds, self.node(tree, cwds, depth))
         except _Unsupported as exc:
             return str(exc)
         except RecursionError:
@@ -390,6 +226,9 @@ class _Walker:
         not split into several (a here-string), so an unquoted substitution's output is
         its value.
         """
+        if type(node) is FastWord:  # the fast pre-pass: literal text, no expansions
+            start, end = node.pos
+            return Word(node.word, raw=self.source[start:end])
         parts = list(getattr(node, "parts", ()) or ())
         kinds = {part.kind for part in parts}
         start, end = getattr(node, "pos", (0, 0))
@@ -400,7 +239,8 @@ class _Walker:
             whole = self.source[sub_start:sub_end]
             # a process substitution is one file name; a command substitution is one word
             # only inside double quotes (unquoted, its output is split and globbed)
-            quoted = raw == f'"{whole}"'
+            quoted = raw == f'"{whole}"' or (  # bashlex ends the node early when it holds a here-document
+                raw.startswith('"$(') and raw.endswith(')"') and substitution_texts(raw[1:-1]) == [raw[3:-2]])
             if (raw == whole and (parts[0].kind == "processsubstitution" or unsplit)) or quoted:
                 output = self.literal_output(parts[0].command)
         return Word(
@@ -451,6 +291,8 @@ class _Walker:
     def node(self, node: Any, cwds: Cwds, depth: int) -> Cwds:
         kind = node.kind
         if kind == "command":
+            if type(node) is FastNode:
+                return self.simple_cached(node, cwds, depth)
             return self.simple(node, cwds, depth)
         if kind == "list":
             return self.sequence(node.parts, cwds, depth)
@@ -464,7 +306,7 @@ class _Walker:
                 if part.kind == "word":
                     self.substitutions(part, cwds, depth)
                 elif part.kind not in ("reservedword", "operator"):
-                    after = _union(after, self.node(part, cwds, depth))
+                    after = union(after, self.node(part, cwds, depth))
             return after
         if kind == "function":
             name = next((p.word for p in node.parts if p.kind == "word"), "?")
@@ -490,7 +332,7 @@ class _Walker:
                     continue
                 if previous is not None:
                     start, end = previous.pos
-                    shown = f"the output of `{show_command(self.source[start:end], 80)}`"
+                    shown = f"the output of `{self.source[start:min(end, start + 80)]}`"
                     text = self.literal_output(previous)
                     self.stdin = _Stdin("pipe", origin=shown) if text is None else _Stdin("literal", text, shown)
                 self.node(part, cwds, depth)
@@ -506,13 +348,16 @@ class _Walker:
             if part.kind == "operator":
                 if part.op == "&&":
                     continue
-                current = _union(before, current)
+                current = union(before, current)
                 continue
             before = current
             current = self.node(part, current, depth)
         return current
 
     def compound(self, node: Any, cwds: Cwds, depth: int) -> Cwds:
+        if self.source.startswith("((", node.pos[0]):
+            raise _Unsupported("an arithmetic command `(( ... ))` evaluates expressions, which can run commands "
+                               "(bashlex reads it as nested subshells)")
         items = list(node.list)
         subshell = bool(items) and items[0].kind == "reservedword" and items[0].word == "("
         stdin = self.stdin
@@ -541,10 +386,57 @@ class _Walker:
                     self.stdin = saved
             elif part.kind in ("commandsubstitution", "processsubstitution"):
                 self.node(part.command, cwds, depth)
+            elif part.kind == "parameter":
+                self.parameter(part, cwds, depth)
             else:
                 self.substitutions(part, cwds, depth)
 
+    def parameter(self, node: Any, cwds: Cwds, depth: int) -> None:
+        """A parameter expansion: bashlex does not parse what is inside ``${...}``, so
+        command substitutions there are found textually and judged, and any form that
+        may run code (substitutions, indirection, subscripts, arithmetic offsets, ``@P``)
+        is never allowed automatically."""
+        value = str(getattr(node, "value", ""))
+        problem = parameter_problem(value)
+        if problem is None:
+            return
+        shown = "${" + value + "}"
+        for inner in substitution_texts(value):
+            self.nested_script(inner, cwds, depth, f"a substitution inside `{show_command(shown, 80)}`")
+        self.opaque.append(Opaque(shown, problem, tuple(textual_opaque(value, "").deny_forms)))
+
     # simple commands
+
+    def simple_cached(self, node: Any, cwds: Cwds, depth: int) -> Cwds:
+        """:meth:`simple` for a command of the fast pre-pass, cached by its normalized text.
+
+        Such a command holds no expansion or substitution, so what it contributes (units,
+        paths, opaque items, the directories after it, an ``exec`` input) depends only on
+        its words and redirections and on the context in the key: the directories it runs
+        in, its standard input, whether ``echo`` output may be taken as literal, the
+        shell's ``exec`` input, the nesting depth and the home directory. The same command
+        inside different command lines is analysed once.
+        """
+        words = tuple(_fast_key(p) for p in node.parts)
+        key = (words, cwds, self.stdin, self.literal_ok, self.exec_stdin, depth, self.home)
+        hit = _SIMPLE_CACHE.get(key)
+        if hit is None:
+            units, paths, opaque = len(self.units), len(self.paths), len(self.opaque)
+            source = self.source
+            after = self.simple(node, cwds, depth)
+            if self.source is source:
+                hit = (tuple(self.units[units:]), tuple(self.paths[paths:]), tuple(self.opaque[opaque:]), after,
+                       self.exec_stdin)
+                if len(_SIMPLE_CACHE) >= 8192:
+                    _SIMPLE_CACHE.clear()
+                _SIMPLE_CACHE[key] = hit
+            return after
+        self.units.extend(hit[0])
+        self.paths.extend(hit[1])
+        self.opaque.extend(hit[2])
+        self.exec_stdin = hit[4]
+        cached: Cwds = hit[3]
+        return cached
 
     def simple(self, node: Any, cwds: Cwds, depth: int) -> Cwds:
         assignments: list[Word] = []
@@ -575,7 +467,7 @@ class _Walker:
             if assignments:
                 self.assignment_only(assignments)
             return cwds
-        name = posixpath.basename(words[0].text)
+        name = words[0].text.rpartition('/')[2]
         if name in ("cd", "pushd", "popd") and not assignments:
             self.units.append(self.unit([], words, cwds, required=False))
             return self.change_directory(name, words[1:], cwds)
@@ -586,7 +478,7 @@ class _Walker:
         """``NAME=value`` alone: neutral unless it may change what later commands do."""
         names = [a.text.partition("=")[0] for a in assignments]
         text = " ".join(texts(assignments))
-        neutral = all(_safe_env(n) or (n.islower() and n not in _PROXY_NAMES) for n in names)
+        neutral = all(safe_env(n) or (n.islower() and n not in PROXY_NAMES) for n in names)
         self.units.append(CommandUnit(text, (text,), (text,), required=not neutral))
 
     def change_directory(self, name: str, args: Sequence[Word], cwds: Cwds) -> Cwds:
@@ -612,57 +504,88 @@ class _Walker:
         return tuple(dict.fromkeys(out))
 
     def unit(self, assignments: Sequence[Word], words: Sequence[Word], cwds: Cwds, *, required: bool,
-             args: Sequence[PathAccess] = (), suffixes: Sequence[str] = ()) -> CommandUnit:
+             args: Sequence[PathAccess] = (), suffixes: Sequence[Suffixes] = (),
+             unknown_args: str | None = None) -> CommandUnit:
         word_texts = texts(words)
         stripped = " ".join(word_texts)
         full = " ".join(texts(assignments) + word_texts)
         allow: list[str] = [full]
-        if assignments and all(_safe_env(a.text.partition("=")[0]) for a in assignments):
+        if assignments and all(safe_env(a.text.partition("=")[0]) for a in assignments):
             allow.append(stripped)
         deny = [full, stripped]
         if words and "/" in words[0].text:
-            deny.append(" ".join([posixpath.basename(words[0].text), *word_texts[1:]]))
+            deny.append(" ".join([words[0].text.rpartition('/')[2], *word_texts[1:]]))
+        name = words[0].text.rpartition('/')[2] if words else ""
         return CommandUnit(full, tuple(dict.fromkeys(allow)), tuple(dict.fromkeys(deny)), required, tuple(args),
-                           tuple(dict.fromkeys(f for f in suffixes if f not in deny)))
+                           tuple([s for s in suffixes if s.indexes]), unknown_args, name)
 
     def command(self, assignments: Sequence[Word], words: Sequence[Word], cwds: Cwds, depth: int,
                 *, required: bool = True, stdin: _Stdin = _INHERITED) -> None:
         """Record one command (and what it wraps)."""
         label = " ".join(texts([*assignments, *words]))
-        why = "the command name is computed at run time" if words[0].dynamic else _expands(words[0].text)
+        why = "the command name is computed at run time" if words[0].dynamic else expands(words[0].text)
         if why is not None:
-            forms = _suffix_forms(texts(words))
+            forms = suffix_forms(texts(words))
             if words[0].dynamic:
-                forms += _guessed_names(words[0], texts(words[1:]))
-            self.opaque.append(Opaque(label, why, tuple(dict.fromkeys(forms))))
+                forms += guessed_names(words[0], texts(words[1:]))
+            self.opaque.append(Opaque(label, why, tuple(forms)))
             return
-        name = posixpath.basename(words[0].text)
+        name = words[0].text.rpartition('/')[2]
         args = list(words[1:])
+        hidden = [a for a in assignments if code_env(a.text.partition("=")[0])]
+        if hidden:
+            self.env_code(hidden, assignments, words, cwds, depth, label)
+            return
+        check = EVALUATING_BUILTINS.get(name)
+        problem = check(args) if check is not None else None
+        if problem is not None:
+            self.units.append(self.unit(assignments, words, cwds, required=False))
+            self.opaque.append(Opaque(label, problem, tuple(suffix_forms(texts(words)))))
+            return
         handler = WRAPPERS.get(name)
         outcome = handler(args) if handler is not None else None
         if outcome is None:
             if name == "tee":
                 self.tee(args, cwds, label)
             unknown = handler is None and name not in LEAF_COMMANDS
-            suffixes = _word_suffixes(name, words) if unknown else []
+            suffixes = [word_suffixes(name, words)] if unknown else []
             if unknown and stdin.kind == "literal" and any(
                 not w.dynamic and posixpath.basename(w.text) in SHELLS for w in args
             ):  # `ssh host bash <<< 'CMD'`, `docker exec -i c sh <<EOF`: the input may be run
                 suffixes += textual_opaque(stdin.text, "").deny_forms
-            self.units.append(self.unit(assignments, words, cwds, required=required,
-                                        args=self.arguments(args, cwds, name), suffixes=suffixes))
+            paths, why = self.arguments(args, cwds, name)
+            self.units.append(self.unit(assignments, words, cwds, required=required, args=paths,
+                                        suffixes=suffixes, unknown_args=why))
             return
         self.wrapped(outcome, assignments, words, cwds, depth, required=required, stdin=stdin, label=label)
+
+    def env_code(self, hidden: Sequence[Word], assignments: Sequence[Word], words: Sequence[Word], cwds: Cwds,
+                 depth: int, label: str) -> None:
+        """A command run with a variable that makes it run code its line does not show
+        (``LD_PRELOAD=``, ``PATH=``, ``BASH_ENV=``, ``BASH_FUNC_x%%=``...): the command is
+        still judged (deny rules hold) but never allowed automatically; an exported
+        function's body is judged as a script."""
+        for word in hidden:
+            name, _, value = word.text.partition("=")
+            if name.startswith("BASH_FUNC_") and value.lstrip().startswith("()"):
+                self.nested_script("f" + value.lstrip(), cwds, depth, f"the function exported by `{name}`")
+        plain = [a for a in assignments if a not in hidden]
+        self.command(plain, words, cwds, depth, required=False)
+        self.units.append(self.unit(assignments, words, cwds, required=False))
+        names = ", ".join(f"`{w.text.partition('=')[0]}=`" for w in hidden)
+        self.opaque.append(Opaque(label, f"{names} makes the command run code its command line does not show",
+                                  tuple(suffix_forms(texts(words)))))
 
     def wrapped(self, outcome: Unwrap, assignments: Sequence[Word], words: Sequence[Word], cwds: Cwds, depth: int,
                 *, required: bool, stdin: _Stdin, label: str) -> None:
         """Record a wrapper and what it runs (see :class:`~harness_rules._wrappers.Unwrap`)."""
         for target, needed in outcome.writes:
             self.write_target(target, cwds, f"written by `{label}`", required=needed)
-        wrapper_required = required and outcome.guarded
+        spelled = any(not safe_env(a.text.partition("=")[0]) for a in assignments)
+        wrapper_required = required and (outcome.guarded or (spelled and outcome.kind != "argv"))
         if outcome.kind == "opaque":
             self.units.append(self.unit(assignments, words, cwds, required=False))
-            self.opaque.append(Opaque(label, outcome.reason, tuple(_suffix_forms(texts(words)))))
+            self.opaque.append(Opaque(label, outcome.reason, tuple(suffix_forms(texts(words)))))
             return
         if outcome.kind == "argv":
             self.units.append(self.unit(assignments, words, cwds, required=wrapper_required))
@@ -681,7 +604,7 @@ class _Walker:
         if stdin.kind == "pipe" or outcome.stdin_fallback == "opaque":
             where = stdin.origin or ("a file" if stdin.kind == "file" else "the caller's standard input")
             self.units.append(self.unit(assignments, words, cwds, required=False))
-            self.opaque.append(Opaque(label, f"{outcome.reason} ({where})", tuple(_suffix_forms(texts(words)))))
+            self.opaque.append(Opaque(label, f"{outcome.reason} ({where})", tuple(suffix_forms(texts(words)))))
             return
         self.units.append(self.unit(assignments, words, cwds, required=required))  # judged as written
 
@@ -704,12 +627,13 @@ class _Walker:
             return pattern.sub(SENTINEL, text)
 
         for unit in nested.units:
-            suffixes = (unknown(f) for f in unit.suffix_forms)
+            holes = [a for a in unit.args if pattern.search(a.path) is not None]
             self.units.append(attrs.evolve(
                 unit, text=unknown(unit.text), allow_forms=tuple(unknown(f) for f in unit.allow_forms),
                 deny_forms=tuple(unknown(f) for f in unit.deny_forms),
-                suffix_forms=tuple(f for f in suffixes if not f.startswith(SENTINEL)),
-                args=tuple(a for a in unit.args if pattern.search(a.path) is None),
+                suffixes=tuple(s.mapped(unknown) for s in unit.suffixes),
+                args=tuple(a for a in unit.args if a not in holes),
+                unknown_args=unit.unknown_args or ("`parallel` supplies arguments at run time" if holes else None),
             ))
         for access in nested.paths:
             if pattern.search(access.path) is None:
@@ -718,23 +642,43 @@ class _Walker:
                 self.opaque.append(Opaque(access.path, f"{access.origin} writes to a path known only at run time",
                                           kind="path"))
         for item in nested.opaque:
-            self.opaque.append(attrs.evolve(item, deny_forms=tuple(unknown(f) for f in item.deny_forms)))
+            self.opaque.append(attrs.evolve(item, deny_forms=tuple(f.mapped(unknown) for f in item.deny_forms)))
 
-    def arguments(self, args: Sequence[Word], cwds: Cwds, name: str) -> tuple[PathAccess, ...]:
+    def arguments(self, args: Sequence[Word], cwds: Cwds, name: str) -> tuple[tuple[PathAccess, ...], str | None]:
+        """The argument words that may name files (each brace alternative; an option's
+        ``=value`` or attached short-option value too), and why some arguments are only
+        known at run time (``None`` when all are literal)."""
         out: list[PathAccess] = []
+        why: str | None = None
+        origin = f"an argument of `{name}`"
         for arg in args:
-            if arg.dynamic or not arg.text or SENTINEL in arg.text:
+            if arg.dynamic and arg.output is not None and SENTINEL not in arg.output:
+                arg = Word(arg.output, raw=arg.raw)  # "$(cat <<'EOF' ... EOF)": fixed text
+            if arg.dynamic or SENTINEL in arg.text:
+                why = why or (f"`{show_command(arg.raw or arg.text, 60)}` is only known at run time")
                 continue
             text = arg.text
-            if text.startswith("-"):
+            if not text:
+                continue
+            if text[0] not in "-~{" and "{" not in text:  # the common case: one plain word
+                out.append(PathAccess(text, cwds, "read", origin, glob=GLOB.search(text) is not None))
+                continue
+            candidates = [text]
+            if text.startswith("-") and len(text) > 1:
                 _, eq, value = text.partition("=")
-                if not eq or not value:
+                candidates = [value] if eq and value else []
+                if not text.startswith("--") and len(text) > 2:
+                    candidates.append(text[2:])  # -f.env
+            for candidate in candidates:
+                alternatives = brace_expand(candidate) if "{" in candidate else [candidate]
+                if alternatives is None:
+                    why = why or f"`{show_command(candidate, 60)}` expands to too many words"
                     continue
-                text = value
-            if arg.tilde and (text == "~" or text.startswith("~/")):
-                text = self.home + text[1:]
-            out.append(PathAccess(text, cwds, "read", f"an argument of `{name}`", glob=bool(_GLOB.search(text))))
-        return tuple(out)
+                for one in alternatives:
+                    if arg.tilde and (one == "~" or one.startswith("~/")):
+                        one = self.home + one[1:]
+                    out.append(PathAccess(one, cwds, "read", origin, glob=bool(GLOB.search(one))))
+        return tuple(out), why
 
     def tee(self, args: Sequence[Word], cwds: Cwds, label: str) -> None:
         scanned = skip_options(args, _TEE)
@@ -766,15 +710,24 @@ class _Walker:
             if word.output is not None:
                 return _Stdin("literal", word.output, "a here-string")
             return _Stdin("pipe", origin="a here-string computed at run time")
-        if rtype in _OUTPUT_REDIRECTS:
+        if rtype in OUTPUT_REDIRECTS:
             if rtype == ">&" and (word.text.isdigit() or word.text == "-"):
                 return None
             self.write_target(word, cwds, f"written by `{label} {rtype} {word.text}`")
         elif rtype in ("<", "<&"):
             if rtype == "<&" and word.text == "-":
                 return None
-            if not word.dynamic:
-                self.paths.append(PathAccess(self._tilde(word), cwds, "read", f"read by `{label} {rtype} {word.text}`"))
+            if word.dynamic:
+                self.opaque.append(Opaque(word.raw or word.text, f"`{label} {rtype}` reads a file named at run time",
+                                          kind="read"))
+                if not to_stdin:
+                    return None
+                if word.output is not None and word.raw.startswith("<("):  # `bash < <(echo ...)`
+                    return _Stdin("literal", word.output, "a process substitution")
+                return _Stdin("pipe", origin=f"`{show_command(word.raw or word.text, 60)}`, computed at run time")
+            path = self._tilde(word)
+            self.paths.append(PathAccess(path, cwds, "read", f"read by `{label} {rtype} {word.text}`",
+                                         glob=bool(GLOB.search(path))))
             if to_stdin:
                 return _Stdin("file", origin=f"`{word.text}`")
         return None
@@ -784,9 +737,9 @@ class _Walker:
             self.opaque.append(Opaque(word.text, f"{origin} writes to a path computed at run time", kind="path"))
             return
         path = self._tilde(word)
-        if _DEV_SINKS.fullmatch(path):
+        if DEV_SINKS.fullmatch(path):
             return
-        self.paths.append(PathAccess(path, cwds, "write", origin, glob=bool(_GLOB.search(path)), required=required))
+        self.paths.append(PathAccess(path, cwds, "write", origin, glob=bool(GLOB.search(path)), required=required))
 
     def heredoc_body(self, node: Any) -> tuple[str, bool]:
         """A here-document's body and whether it is literal (quoted delimiter)."""
@@ -812,38 +765,16 @@ class _Walker:
         return text
 
 
+_SIMPLE_CACHE: dict[Any, Any] = {}
+"""Analyses of fast pre-pass simple commands (see :meth:`_Walker.simple_cached`)."""
+
+
+def _fast_key(part: Any) -> Any:
+    if part.kind == "redirect":
+        output = part.output
+        return ("redirect", part.type, getattr(part, "input", None), output if isinstance(output, int) else output.word)
+    return (part.kind, part.word)
+
+
 class _Unsupported(Exception):
     """A construct the walker refuses to judge."""
-
-
-def _union(a: Cwds, b: Cwds) -> Cwds:
-    return tuple(dict.fromkeys((*a, *b)))
-
-
-def _safe_env(name: str) -> bool:
-    return name in SAFE_ENV_NAMES or name.startswith("LC_")
-
-
-def _word_suffixes(name: str, words: Sequence[Word]) -> list[str]:
-    """The word suffixes of an unknown command that may be a command it runs: each starts
-    at a literal argument that is not an option (nor the subcommand of a tool such as
-    ``git``); whitespace inside a word becomes :data:`WORD_SPACE`."""
-    word_texts = [_WHITESPACE.sub(WORD_SPACE, t) for t in texts(words)]
-    sub = subcommand_index(name, texts(words[1:]))
-    skip = None if sub is None else sub + 1
-    forms: list[str] = []
-    for index in range(1, len(words)):
-        word = words[index]
-        if index == skip or word.dynamic or not word.text or word.text.startswith("-") or SENTINEL in word.text:
-            continue
-        tail = word_texts[index:]
-        forms.append(" ".join(tail))
-        if "/" in tail[0]:
-            forms.append(" ".join([posixpath.basename(tail[0]), *tail[1:]]))
-    return forms
-
-
-def show_command(text: str, limit: int = 200) -> str:
-    """``text`` for reasons: unknown arguments as ``…``, at most ``limit`` characters."""
-    text = text.replace(SENTINEL, "…").replace(WORD_SPACE, " ")
-    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -31,6 +31,10 @@ __all__ = ["STAR", "Action", "CommandPattern", "Rule", "RuleOrigin", "compile_co
 
 _TOOL_NAME = re.compile(r"[A-Za-z0-9_.*-]+")
 _PUNCTUATION: Final = "();<>|&"
+_RESERVED: Final = frozenset({
+    "if", "then", "elif", "else", "fi", "for", "in", "do", "done", "while", "until", "case", "esac",
+    "select", "function", "{", "}", "!", "[[", "]]", "((", "))", "coproc",
+})
 
 STAR: Final = None
 """Marks a wildcard position in a :attr:`CommandPattern.alternatives` sequence."""
@@ -82,6 +86,20 @@ class CommandPattern:
     text: str
     alternatives: tuple[tuple[str | None, ...], ...]
     _regex: re.Pattern[str] = attrs.field(repr=False, eq=False)
+    _deny_regex: re.Pattern[str] = attrs.field(repr=False, eq=False)
+
+    @property
+    def head(self) -> str | None:
+        """The literal command name (first word) the pattern requires, or ``None`` when
+        its first word holds a ``*`` (then any command may match)."""
+        first = self.text.split(" ", 1)[0]
+        return None if "*" in first else first
+
+    def matches_at(self, text: str, start: int) -> bool:
+        """True when ``text[start:]`` matches the whole pattern, the command name also
+        taken without its directory (``/bin/rm -rf x`` for ``rm -rf *``); for deny and
+        ask checks of word suffixes, without copying ``text``."""
+        return self._deny_regex.fullmatch(text, start) is not None
 
     def matches(self, command: str) -> bool:
         """True when the normalized simple command ``command`` matches the whole pattern.
@@ -162,6 +180,11 @@ def compile_command_pattern(spec: str) -> CommandPattern:
             )
     if not words or not "".join(words).strip():
         raise RuleSyntaxError(f"command pattern {spec!r} is empty after removing quotes")
+    if words[0] in _RESERVED or words[0].startswith("#"):
+        raise RuleSyntaxError(
+            f"command pattern {spec!r} starts with the shell keyword {words[0]!r}, which is never a "
+            "command: rules match the simple commands inside compound commands, so name those"
+        )
     normalized = " ".join(words)
     return _build_command_pattern(normalized)
 
@@ -180,7 +203,9 @@ def _build_command_pattern(normalized: str) -> CommandPattern:
     if optional_tail:
         regex_text += "(?: .*)?"
         alternatives.append((*seq, " ", STAR))
-    return CommandPattern(normalized, tuple(alternatives), re.compile(regex_text, re.DOTALL))
+    deny_text = "(?:[^ \x00]*/)?" + regex_text if "/" not in pieces[0].split(" ", 1)[0] else regex_text
+    return CommandPattern(normalized, tuple(alternatives), re.compile(regex_text, re.DOTALL),
+                          re.compile(deny_text, re.DOTALL))
 
 
 class RuleKind(enum.StrEnum):

@@ -9,12 +9,13 @@ out, so the wrapped command can be found; an option outside the grammar makes th
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import posixpath
+from collections.abc import Callable, Iterable, Sequence
 from typing import Final
 
 import attrs
 
-__all__ = ["SENTINEL", "Options", "Scanned", "Word", "scan_options", "skip_options", "texts"]
+__all__ = ["SENTINEL", "Options", "Scanned", "Suffixes", "Word", "scan_options", "skip_options", "texts"]
 
 SENTINEL: Final = "\x00"
 """Stands for arguments only known at run time in a unit's forms."""
@@ -44,6 +45,62 @@ class Word:
     def replaced(self, old: str, new: str) -> Word:
         """The word with ``old`` replaced by ``new`` in its text."""
         return attrs.evolve(self, text=self.text.replace(old, new))
+
+
+@attrs.frozen
+class Suffixes:
+    """Word suffixes of one command, for deny and ask checks, in linear space.
+
+    The suffix starting at word ``i`` (for each ``i`` in ``indexes``) is
+    ``text[offsets[k]:]``; rules are matched there without copying (see
+    :meth:`~harness_rules.CommandPattern.matches_at`), so a command of ``n`` words costs
+    ``O(n)`` memory rather than the ``O(n**2)`` of every suffix spelled out.
+
+    Attributes:
+        words: the words (whitespace inside a word already replaced when that matters).
+        indexes: the word indexes suffixes start at.
+        text: the words joined by single spaces.
+        offsets: the character offset of each suffix in ``text``.
+        heads: suffix offsets by the basename of their first word (``/bin/rm`` → ``rm``).
+    """
+
+    words: tuple[str, ...]
+    indexes: tuple[int, ...]
+    text: str = attrs.field(init=False, eq=False, repr=False)
+    offsets: tuple[int, ...] = attrs.field(init=False, eq=False, repr=False)
+    heads: dict[str, tuple[int, ...]] = attrs.field(init=False, eq=False, repr=False)
+
+    def __attrs_post_init__(self) -> None:
+        starts: list[int] = []
+        at = 0
+        for word in self.words:
+            starts.append(at)
+            at += len(word) + 1
+        offsets = tuple(starts[i] for i in self.indexes)
+        heads: dict[str, list[int]] = {}
+        for i, offset in zip(self.indexes, offsets, strict=True):
+            heads.setdefault(posixpath.basename(self.words[i]), []).append(offset)
+        object.__setattr__(self, "text", " ".join(self.words))
+        object.__setattr__(self, "offsets", offsets)
+        object.__setattr__(self, "heads", {k: tuple(v) for k, v in heads.items()})
+
+    @classmethod
+    def every(cls, words: Sequence[str]) -> Suffixes:
+        """Every word suffix of ``words``."""
+        return cls(tuple(words), tuple(range(len(words))))
+
+    def forms(self) -> list[str]:
+        """Every suffix spelled out (for tests and small commands)."""
+        return [self.text[o:] for o in self.offsets]
+
+    def mapped(self, change: Callable[[str], str]) -> Suffixes:
+        """The same suffixes with every word passed through ``change``; suffixes whose first
+        word becomes a run-time argument (:data:`SENTINEL`) are dropped."""
+        words = tuple(change(w) for w in self.words)
+        return Suffixes(words, tuple(i for i in self.indexes if not words[i].startswith(SENTINEL)))
+
+    def __bool__(self) -> bool:
+        return bool(self.indexes)
 
 
 def texts(words: Iterable[Word]) -> list[str]:

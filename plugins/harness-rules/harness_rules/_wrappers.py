@@ -251,7 +251,7 @@ def _env(args: list[Word]) -> Unwrap | None:
         return _unknown_options("env")
     rest = cleaned[scanned[0] :]
     assignments: list[Word] = []
-    while rest and _ASSIGNMENT.match(rest[0].text):
+    while rest and "=" in rest[0].text and not rest[0].text.startswith("="):  # env takes any NAME=VALUE
         assignments.append(rest[0])
         rest = rest[1:]
     return _argv(rest, assignments=assignments) if rest else None

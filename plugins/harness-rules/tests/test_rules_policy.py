@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -113,7 +114,7 @@ def test_layers_listing_and_code_rules(layout: Layout) -> None:
 
 def test_files_are_reread_when_they_change(layout: Layout) -> None:
     path = _write(layout.ws / ".harness" / "rules.local.toml", _toml(allow=["bash(make *)"]))
-    policy = layout.policy(discover=True)
+    policy = layout.policy(discover=True, reload_interval=0)
     assert policy.check("bash", {"command": "make all"}, workspace_root=layout.ws).decision == "allow"
     path.write_text(_toml(deny=["bash(make *)"]))
     stat = path.stat()
@@ -303,7 +304,10 @@ def test_rules_never_cross_tools(layout: Layout) -> None:
         name="runner", description="Run.", input={"type": "object"},
         resources=lambda data: ToolResources(command=data["command"]), execute=lambda d, c: "",
     )
-    policy = layout.policy({"deny": ["read(./.env)", "bash(rm *)", "fetch_file", "read(./src/**)"]})
+    policy = layout.policy({"deny": ["read(./.env)", "bash(rm *)", "fetch_file", "read(./src/**)"]},
+                           guard_arguments=False)
+    guarded = layout.policy({"deny": ["read(./src/**)"]})  # the default: deny rules guard the shell
+    assert guarded.check("bash", {"command": "ls src"}, workspace_root=layout.ws).decision == "deny"
     assert policy.check(runner, {"command": "rm -rf /"}, workspace_root=layout.ws).decision == "none"
     assert policy.check("edit", {"file_path": ".env"}, workspace_root=layout.ws).decision == "none"
     assert policy.check("bash", {"command": "ls src"}, workspace_root=layout.ws).decision == "none"
@@ -326,9 +330,34 @@ def test_wildcard_tools_read_specifiers_per_call(layout: Layout) -> None:
 
 def test_engines_are_cached_until_a_file_changes(layout: Layout) -> None:
     path = _write(layout.ws / ".harness" / "rules.toml", _toml(allow=["bash(ls)"]))
-    policy = layout.policy(discover=True)
+    policy = layout.policy(discover=True, reload_interval=0)
     first = policy.engine(str(layout.ws))
     assert policy.engine(str(layout.ws)) is first
     path.write_text(_toml(allow=["bash(ls)", "bash(pwd)"]))
     second = policy.engine(str(layout.ws))
     assert second is not first and [r.text for r in second.rules] == ["bash(ls)", "bash(pwd)"]
+
+
+def test_files_are_checked_at_most_once_a_second_without_a_stat_per_decision(
+    layout: Layout, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    path = _write(layout.ws / ".harness" / "rules.toml", _toml(allow=["bash(make *)"]))
+    policy = layout.policy(discover=True)
+    assert policy.check("bash", {"command": "make all"}, workspace_root=layout.ws).decision == "allow"
+    calls: list[str] = []
+    real_stat = os.stat
+
+    def counting_stat(target: Any, *args: Any, **kwargs: Any) -> os.stat_result:
+        calls.append(str(target))
+        return real_stat(target, *args, **kwargs)
+
+    monkeypatch.setattr(os, "stat", counting_stat)
+    for _ in range(50):
+        policy.engine(str(layout.ws))
+    assert not [c for c in calls if c.endswith(".toml")]
+    monkeypatch.setattr(os, "stat", real_stat)
+    path.write_text(_toml(deny=["bash(make *)"]))
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000_000))
+    time.sleep(1.1)
+    assert policy.check("bash", {"command": "make all"}, workspace_root=layout.ws).decision == "deny"

@@ -95,6 +95,32 @@ def _base(workspace: Workspace, path: str) -> Path:
     return base
 
 
+_EXCLUDE: Final[dict[str, Any]] = {
+    "type": "array",
+    "items": {"type": "string", "minLength": 1},
+    "maxItems": 200,
+    "description": "Paths (relative to the workspace root) to leave out, with everything below them.",
+}
+
+
+def _excluder(workspace: Workspace, input: dict[str, Any]) -> Any:
+    """A predicate: True for a listed file that is, or lies below, an ``exclude`` entry
+    (compared as listed and with links resolved, so a link to an excluded file is left
+    out too)."""
+    roots = [os.path.normpath(os.path.join(workspace.root, p)) for p in input.get("exclude") or ()]
+    if not roots:
+        return lambda file: False
+    prefixes = tuple(dict.fromkeys(roots))
+
+    def excluded(file: Path) -> bool:
+        for candidate in (str(file), os.path.realpath(file)):
+            if any(candidate == p or candidate.startswith(p.rstrip("/") + "/") for p in prefixes):
+                return True
+        return False
+
+    return excluded
+
+
 def _grep(input: dict[str, Any], context: ToolContext) -> str:
     pattern: str = input["pattern"]
     path: str = input.get("path") or "."
@@ -116,6 +142,8 @@ def _grep(input: dict[str, Any], context: ToolContext) -> str:
     workspace = workspace_of(context)
     base = _base(workspace, path)
     files, cut = workspace.list_files(base, max_entries=settings.walk_max_entries)
+    excluded = _excluder(workspace, input)
+    files = [f for f in files if not excluded(f)]
     lines: list[str] = []
     total = 0
     cap = settings.grep_max_line_chars
@@ -169,6 +197,7 @@ GREP: Final[HarnessTool] = define_harness_tool(
             "glob": {"type": "string", "description": "Only search files matching this glob."},
             "ignore_case": {"type": "boolean", "description": "Match case-insensitively (default false)."},
             "max_results": {"type": "integer", "minimum": 1, "maximum": 5000, "description": "Most matching lines to return (default 200)."},
+            "exclude": _EXCLUDE,
         },
         "required": ["pattern"],
         "additionalProperties": False,
@@ -192,6 +221,8 @@ def _glob(input: dict[str, Any], context: ToolContext) -> str:
     if not base.is_dir():
         raise ToolError(f"{path!r} is not a directory")
     files, cut = workspace.list_files(base, max_entries=settings.walk_max_entries)
+    excluded = _excluder(workspace, input)
+    files = [f for f in files if not excluded(f)]
     matches = [workspace.display(f) for f in files if regex.match(f.relative_to(base).as_posix())]
     if not matches:
         body = f"No files match {pattern!r} in {workspace.display(base)}"
@@ -217,6 +248,7 @@ GLOB: Final[HarnessTool] = define_harness_tool(
         "properties": {
             "pattern": {"type": "string", "minLength": 1, "description": "The glob pattern, e.g. 'src/**/*.py'."},
             "path": {"type": "string", "description": "Directory to search from (default: the workspace root)."},
+            "exclude": _EXCLUDE,
         },
         "required": ["pattern"],
         "additionalProperties": False,

@@ -1,0 +1,150 @@
+"""Shell builtins that look inert but can run code or change what later commands run.
+
+Bash evaluates array subscripts arithmetically wherever a variable *name* is expected, and
+arithmetic evaluation runs command substitutions: ``printf -v 'a[$(rm x)]' y``,
+``read 'a[$(rm x)]'``, ``test -v 'a[$(rm x)]'``, ``declare 'a[$(rm x)]=1'``,
+``unset 'a[$(rm x)]'`` and ``let 'a[$(rm x)]'`` all run ``rm x``, though the text is
+quoted. ``declare -i``/``-n`` make later plain assignments arithmetic or indirect,
+``hash -p /bin/rm ls`` makes ``ls`` run ``rm``, ``enable`` loads or disables builtins, and
+``shopt`` glob options (``dotglob``, ``extglob``...) change what a wildcard names.
+
+Each handler here returns the reason the invocation cannot be judged, or ``None`` when it
+is inert. :data:`EVALUATING_BUILTINS` maps a command name to its handler.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Final
+
+from ._words import Options, Word, skip_options
+
+__all__ = ["CODE_ENV", "EVALUATING_BUILTINS", "code_env"]
+
+CODE_ENV: Final = frozenset({
+    "PATH", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS",
+    "PS4", "PROMPT_COMMAND", "IFS", "GLOBIGNORE", "CDPATH", "PYTHONPATH", "PYTHONSTARTUP", "PYTHONHOME",
+    "NODE_OPTIONS", "NODE_PATH", "PERL5OPT", "PERL5LIB", "RUBYOPT", "RUBYLIB", "GIT_SSH_COMMAND", "GIT_SSH",
+    "GIT_EXEC_PATH", "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_PARAMETERS",
+    "GIT_EDITOR", "GIT_PAGER", "GIT_ASKPASS", "SSH_ASKPASS", "EDITOR", "VISUAL", "PAGER", "LESSOPEN",
+    "LESSCLOSE", "MANPAGER", "BROWSER", "TERMINFO", "HOSTALIASES", "LOCPATH", "GCONV_PATH",
+})
+"""Variables that make a command run code its command line does not show (a preloaded
+library, another ``PATH``, a startup file, an editor or pager command...)."""
+
+
+def code_env(name: str) -> bool:
+    """True for a variable in :data:`CODE_ENV`, an exported function (``BASH_FUNC_*``) or
+    any loader variable (``LD_*``, ``DYLD_*``)."""
+    return name in CODE_ENV or name.startswith(("BASH_FUNC_", "LD_", "DYLD_", "GIT_CONFIG_"))
+
+
+Handler = Callable[[Sequence[Word]], str | None]
+
+_SUBSCRIPT: Final = "evaluates an array subscript in a variable name, and arithmetic evaluation runs commands"
+
+
+def _bad_name(word: Word) -> bool:
+    """A variable name that may evaluate code: a subscript or text computed at run time."""
+    name = word.text.partition("=")[0]
+    raw = word.raw.partition("=")[0] if word.raw else name
+    return "[" in name or (word.dynamic and ("$" in raw or "`" in raw)) or not name
+
+
+def _names_after(spec: Options, what: str, *, skip: int = 0) -> Handler:
+    """``CMD [options] NAME...``: every operand (after ``skip`` leading ones) is a name."""
+
+    def handler(args: Sequence[Word]) -> str | None:
+        scanned = skip_options(args, spec)
+        if scanned is None:
+            return f"`{what}` with options the rules do not know (some evaluate variable names)"
+        start, seen = scanned
+        for option, value in seen:
+            if option in ("-v", "-p", "-a") and value is not None and _bad_name(value):
+                return f"`{what} {option}` {_SUBSCRIPT}"
+        if any(_bad_name(w) for w in args[start + skip :]):
+            return f"`{what}` {_SUBSCRIPT}"
+        return None
+
+    return handler
+
+
+def _declare(what: str) -> Handler:
+    def handler(args: Sequence[Word]) -> str | None:
+        for word in args:
+            text = word.text
+            if word.dynamic and text.startswith(("-", "+")):
+                return f"`{what}` with options computed at run time"
+            if text.startswith(("-", "+")) and "=" not in text:
+                if set(text[1:]) & set("in"):
+                    return (f"`{what} {text}` makes later assignments evaluate arithmetic or follow a "
+                            "name, which can run commands")
+                continue
+            if _bad_name(word):
+                return f"`{what}` {_SUBSCRIPT}"
+        return None
+
+    return handler
+
+
+def _let(args: Sequence[Word]) -> str | None:
+    return "`let` evaluates arithmetic, which runs commands hidden in array subscripts of variable values"
+
+
+def _test(args: Sequence[Word]) -> str | None:
+    for index, word in enumerate(args[:-1]):
+        if word.text in ("-v", "-R") and _bad_name(args[index + 1]):
+            return f"`test {word.text}` {_SUBSCRIPT}"
+    return None
+
+
+def _hash(args: Sequence[Word]) -> str | None:
+    if any(w.text.startswith("-") and "p" in w.text[1:] for w in args):
+        return "`hash -p` makes a command name run another program"
+    return None
+
+
+def _enable(args: Sequence[Word]) -> str | None:
+    if all(w.text in ("-p", "-a", "-s") for w in args):
+        return None
+    return "`enable` loads or disables shell builtins, changing what later commands run"
+
+
+_GLOB_OPTIONS: Final = frozenset({"dotglob", "extglob", "nocaseglob", "globstar", "nullglob", "failglob",
+                                  "globasciiranges", "nocasematch", "expand_aliases"})
+
+
+def _shopt(args: Sequence[Word]) -> str | None:
+    setting = any(w.text.startswith("-") and set(w.text[1:]) & set("su") for w in args)
+    if setting and any(w.dynamic or w.text in _GLOB_OPTIONS for w in args if not w.text.startswith("-")):
+        return "`shopt` changes what wildcards expand to (or enables aliases)"
+    return None
+
+
+_READ = Options(flags="ers", valued="adinNptu")
+_MAPFILE = Options(flags="t", valued="dnOsuCc")
+_PRINTF = Options(valued="v")
+_WAIT = Options(flags="nf", valued="p")
+_UNSET = Options(flags="fvn")
+
+EVALUATING_BUILTINS: Final[dict[str, Handler]] = {
+    "printf": _names_after(_PRINTF, "printf", skip=10**6),
+    "read": _names_after(_READ, "read"),
+    "mapfile": _names_after(_MAPFILE, "mapfile"),
+    "readarray": _names_after(_MAPFILE, "readarray"),
+    "getopts": _names_after(Options(), "getopts", skip=1),
+    "wait": _names_after(_WAIT, "wait", skip=10**6),
+    "unset": _names_after(_UNSET, "unset"),
+    "declare": _declare("declare"),
+    "typeset": _declare("typeset"),
+    "local": _declare("local"),
+    "readonly": _declare("readonly"),
+    "export": _declare("export"),
+    "let": _let,
+    "test": _test,
+    "[": _test,
+    "hash": _hash,
+    "enable": _enable,
+    "shopt": _shopt,
+}
+"""Builtins whose arguments may run code, by name (see the module docs)."""
