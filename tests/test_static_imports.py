@@ -111,7 +111,7 @@ def _bodies(node: ast.stmt) -> Iterator[list[ast.stmt]]:
 
 # -- public API ----------------------------------------------------------------------------
 
-PUBLIC_MODULES = ("harness_core", "harness_core.testing", "harness_core.testing.conformance")
+PUBLIC_MODULES = ("harness_core", "harness_core.testing", "harness_core.testing.conformance", "harness_core.cli")
 """The core modules plugins may import from."""
 
 
