@@ -29,6 +29,7 @@ from ._continuation import await_transcript, prepare_continuation
 from ._options import ProcessSpec, config_dir_of
 from ._process import SessionProcess
 from ._runtime import RuntimeStartError
+from ._sandboxing import sandbox_settings
 from ._settings import ClaudeCodeSettings
 from ._state import ContinueState, ResumeState, parse_continue_state, parse_resume_state
 from ._transcript import relocate_transcript
@@ -81,6 +82,8 @@ class ClaudeCodeSession:
         if not cwd.is_dir():
             raise HarnessConfigurationError(f"claude-code session {self.session_id!r}: workspace {str(cwd)!r} is not a directory")
         self.cwd = cwd.resolve()
+        runtime_dirs = [config_dir_of(settings), *([settings.home] if settings.home is not None else [])]
+        self._sandbox = sandbox_settings(request.sandbox, self.cwd, runtime_dirs)
         if self.claude_session_id is not None and state_cwd is not None and Path(state_cwd) != self.cwd:
             relocate_transcript(config_dir_of(settings), self.claude_session_id, self.cwd)
         self._turn: ClaudeCodeTurn | None = None
@@ -147,6 +150,7 @@ class ClaudeCodeSession:
         return ProcessSpec(
             cwd=self.cwd, bypass=self._bypass, builtin_filter=self._filter, instructions=instructions,
             host_tool_key=key, resume=self.claude_session_id, continue_interrupted=continue_interrupted,
+            sandbox=self._sandbox,
         )
 
     async def _ensure_process(self, host_tools: Sequence[HostToolSpec], spec: ProcessSpec) -> None:
