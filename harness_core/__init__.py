@@ -107,7 +107,13 @@ from harness_core.plugins.manager import (
     get_plugin_manager,
 )
 from harness_core.plugins.policies import enforces
-from harness_core.sandbox import CommandResult, LocalSandbox, Sandbox, SandboxView
+from harness_core.sandbox import (
+    CommandResult,
+    LocalSandbox,
+    Sandbox,
+    SandboxView,
+    require_path_sandbox,
+)
 from harness_core.tools.definition import (
     BuiltinTool,
     HarnessTool,
@@ -226,6 +232,7 @@ __all__ = [
     "normalize_output",
     "parse_mcp_servers",
     "parse_part",
+    "require_path_sandbox",
     "run_tool",
     "sanitize_text",
     "settle_error",
