@@ -27,6 +27,7 @@ from harness_core.agent.config_inputs import (
     tool_list,
 )
 from harness_core.agent.prepare import PrepareCall
+from harness_core.agent.state_signing import StateSigner
 from harness_core.agent.tool_context import (
     OnToolExecutionEnd,
     context_is_optional,
@@ -87,7 +88,9 @@ class AgentConfig:
         tool_timeout: float | None = None,
         plugins: Sequence[object] = (),
         plugin_manager: HarnessPluginManager | None = None,
+        state_secret: str | bytes | None = None,
     ) -> None:
+        self._state_signer = StateSigner(state_secret) if state_secret is not None else None
         self._manager = make_manager(plugins, plugin_manager)
         hooks = self._manager.hooks
         self._adapter = make_adapter(self._manager, harness, harness_options)
@@ -308,6 +311,11 @@ class AgentConfig:
     def on_tool_execution_end(self) -> OnToolExecutionEnd | None:
         """The ``on_tool_execution_end`` callback, or ``None``."""
         return self._on_tool_execution_end
+
+    @property
+    def state_signer(self) -> StateSigner | None:
+        """Signs and verifies continuation state (from ``state_secret``), or ``None``."""
+        return self._state_signer
 
     @property
     def on_error(self) -> OnError:

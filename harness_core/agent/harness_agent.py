@@ -83,6 +83,8 @@ class HarnessAgent:
             plugins are discovered too), or on ``plugin_manager`` when given.
         plugin_manager: the plugin manager to use (default: the process-wide one, or an
             isolated one when ``plugins`` are given).
+        state_secret: signs suspended and stopped state with an HMAC and refuses state that
+            does not verify (:mod:`harness_core.agent.state_signing`); 16 bytes or more.
 
     Raises:
         HarnessConfigurationError: an inconsistent configuration; the message names the
@@ -110,13 +112,14 @@ class HarnessAgent:
         tool_timeout: float | None = None,
         plugins: Sequence[object] = (),
         plugin_manager: HarnessPluginManager | None = None,
+        state_secret: str | bytes | None = None,
     ) -> None:
         self.config = AgentConfig(
             harness=harness, harness_options=harness_options, tools=tools, include_plugin_tools=include_plugin_tools,
             active_tools=active_tools, inactive_tools=inactive_tools, tool_approval=tool_approval,
             permission_mode=permission_mode, tools_context=tools_context, prepare_call=prepare_call,
             instructions=instructions, on_tool_execution_end=on_tool_execution_end, on_error=on_error,
-            tool_timeout=tool_timeout, plugins=plugins, plugin_manager=plugin_manager,
+            tool_timeout=tool_timeout, plugins=plugins, plugin_manager=plugin_manager, state_secret=state_secret,
         )
         """The checked, read-only configuration (:class:`~harness_core.agent.config.AgentConfig`)."""
 

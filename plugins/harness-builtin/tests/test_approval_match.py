@@ -71,3 +71,35 @@ async def test_the_turn_reports_its_pending_step(scripted_model_server, workspac
     assert pending.approval_id
     await turn.abort()
     await session.destroy()
+
+
+async def test_suspended_and_stopped_state_hold_no_secret(scripted_model_server, workspace: Path) -> None:
+    import pydantic
+
+    from harness_core import define_harness_tool
+
+    class Who(pydantic.BaseModel):
+        token: str
+
+    api_key = "sk-BUILTIN-API-KEY-9f8e7d"
+    context_secret = "CONTEXT-SECRET-1a2b3c"
+    tool = define_harness_tool(name="who", description="who", input={"type": "object"},
+                               execute=lambda input, ctx: "me", context_schema=Who)
+    server = scripted_model_server(Script.of(
+        ModelTurn(tool_calls=[ToolCallSpec("who", {}, id="w1"), ToolCallSpec("bash", {"command": "ls"}, id="c1")]),
+        "done", "again"))
+    agent = HarnessAgent(harness="builtin", include_plugin_tools=False, permission_mode="allow-reads", tools=[tool],
+                         tool_approval={"who": "user-approval"}, tools_context={"who": {"token": context_secret}},
+                         harness_options={"model": "anthropic:fake-model", "base_url": server.base_url,
+                                          "api_key": api_key, "max_retries": 0})
+    session = await agent.create_session(sandbox=LocalSandbox(workspace))
+    first = await agent.generate(session=session, prompt="go")
+    assert len(first.approval_requests) == 2
+    suspended = json.dumps(await session.suspend_turn())
+    again = await agent.create_session(continue_from=suspended, sandbox=LocalSandbox(workspace))
+    done = await agent.continue_generate(session=again, approval_responses=[
+        {"approval_id": r.approval_id, "approved": True} for r in first.approval_requests])
+    assert done.finish_reason == "stop"
+    stopped = json.dumps(await again.stop())
+    for text in (suspended, stopped):
+        assert api_key not in text and context_secret not in text
