@@ -22,6 +22,11 @@ from harness_core.adapter import (
     TurnEnd,
 )
 from harness_core.agent.answers import ApprovalResponse, ToolResultContinuation
+from harness_core.agent.continuation_store import (
+    ContinuationReplayError,
+    ContinuationStore,
+    SqliteContinuationStore,
+)
 from harness_core.agent.harness_agent import HarnessAgent, PrepareCallOptions, ToolExecutionEnd
 from harness_core.agent.results import GenerateResult, StepResult, StreamResult
 from harness_core.agent.session import HarnessSession
@@ -144,6 +149,8 @@ __all__ = [
     "BuiltinTool",
     "CallScheduler",
     "CommandResult",
+    "ContinuationReplayError",
+    "ContinuationStore",
     "ErrorPart",
     "ExecutionContext",
     "FilterRequest",
@@ -182,6 +189,7 @@ __all__ = [
     "ReasoningStartPart",
     "Sandbox",
     "SandboxView",
+    "SqliteContinuationStore",
     "StartPart",
     "StartRequest",
     "StartStepPart",

@@ -101,10 +101,10 @@ def check_runtime_match(turn: TurnRecord, settings: CallSettings, approvals: Seq
     by_call = {r.call.tool_call_id: r for r in requests if r.kind == "tool-result"}
     answered: list[tuple[str, PendingToolCallState, PendingRequest | None, bool]] = []
     for response in approvals:
-        pending = turn.pending_approvals[response.approval_id]
-        builtin = pending.kind == "builtin"
-        request = by_approval.get(pending.approval_id) if builtin else by_call.get(pending.tool_call_id)
-        answered.append((f"approval {response.approval_id!r}", pending, request, builtin))
+        approval = turn.pending_approvals[response.approval_id]
+        builtin = approval.kind == "builtin"
+        request = by_approval.get(approval.approval_id) if builtin else by_call.get(approval.tool_call_id)
+        answered.append((f"approval {response.approval_id!r}", approval, request, builtin))
     for continuation in results:
         pending_result = turn.pending_results[continuation.tool_call_id]
         answered.append((f"tool call {continuation.tool_call_id!r}", pending_result,

@@ -26,6 +26,7 @@ from harness_core.agent.config_inputs import (
     name_set,
     tool_list,
 )
+from harness_core.agent.continuation_store import ContinuationStore
 from harness_core.agent.prepare import PrepareCall
 from harness_core.agent.state_signing import StateSigner
 from harness_core.agent.tool_context import (
@@ -89,8 +90,13 @@ class AgentConfig:
         plugins: Sequence[object] = (),
         plugin_manager: HarnessPluginManager | None = None,
         state_secret: str | bytes | None = None,
+        continuation_store: ContinuationStore | None = None,
     ) -> None:
         self._state_signer = StateSigner(state_secret) if state_secret is not None else None
+        if continuation_store is not None and not isinstance(continuation_store, ContinuationStore):
+            raise HarnessConfigurationError(
+                f"continuation_store must have a claim(key, session_id) method, got {type(continuation_store).__name__}")
+        self._continuation_store = continuation_store
         self._manager = make_manager(plugins, plugin_manager)
         hooks = self._manager.hooks
         self._adapter = make_adapter(self._manager, harness, harness_options)
@@ -311,6 +317,11 @@ class AgentConfig:
     def on_tool_execution_end(self) -> OnToolExecutionEnd | None:
         """The ``on_tool_execution_end`` callback, or ``None``."""
         return self._on_tool_execution_end
+
+    @property
+    def continuation_store(self) -> ContinuationStore | None:
+        """The store that makes each suspended state continuable once, or ``None``."""
+        return self._continuation_store
 
     @property
     def state_signer(self) -> StateSigner | None:

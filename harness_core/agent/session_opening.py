@@ -25,6 +25,7 @@ from harness_core.adapter import (
 )
 from harness_core.agent.call_settings import CallSettings
 from harness_core.agent.config import AgentConfig
+from harness_core.agent.continuation_store import claim_state
 from harness_core.agent.session import HarnessSession
 from harness_core.agent.session_control import SessionControl
 from harness_core.agent.state import SuspendedTurnModel, parse_resume_state, parse_suspended_state
@@ -146,6 +147,10 @@ async def open_session(
         resume_from=dict(resumed.adapter) if resumed else None,
         continue_from=dict(suspended.adapter) if suspended else None,
     )
+    if suspended is not None:
+        # Exactly once: claim the state before the runtime starts (ContinuationReplayError).
+        state = suspended.model_dump(mode="json")
+        await anyio.to_thread.run_sync(claim_state, config.continuation_store, state, session_id)
     adapter_session = await adapter.start(request)
     control = SessionControl(adapter_session=adapter_session, settings=settings)
     session = HarnessSession(

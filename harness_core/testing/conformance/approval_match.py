@@ -28,7 +28,8 @@ __all__ = ["ApprovalMatchChecks"]
 
 class _Suite(SuiteSettings):
     def continue_in_child(self, env: Mapping[str, Any], workspace: Path, spec: Mapping[str, Any],
-                          state: Mapping[str, Any], continuation: Mapping[str, Any]) -> dict[str, Any]: ...
+                          state: Mapping[str, Any], continuation: Mapping[str, Any]) -> dict[str, Any]:
+        raise NotImplementedError
 
 
 def _expect_refused(child: Mapping[str, Any]) -> None:
