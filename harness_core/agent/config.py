@@ -20,6 +20,7 @@ import pydantic
 
 from harness_core.adapter import Adapter
 from harness_core.agent.config_inputs import (
+    check_tool_approval,
     make_adapter,
     make_manager,
     merge_tools,
@@ -34,7 +35,11 @@ from harness_core.agent.tool_context import (
     context_is_optional,
     validate_context,
 )
-from harness_core.approval import ApprovalStatus, PermissionMode, ToolApprovalSetting
+from harness_core.approval import (
+    ApprovalStatus,
+    PermissionMode,
+    ToolApprovalSetting,
+)
 from harness_core.errors import HarnessConfigurationError
 from harness_core.hook_contexts import OnError
 from harness_core.mcp import McpServerConfig, split_mcp_name
@@ -127,7 +132,7 @@ class AgentConfig:
         self._instructions = instructions
         self._active, self._inactive = self._check_filters(active_tools, inactive_tools)
         self._check_capabilities()
-        self._tool_approval = self._check_tool_approval(tool_approval)
+        self._tool_approval = check_tool_approval(tool_approval, self._builtins, self._host_tools, self._harness_id)
         self._check_policy_plugins()
         self._tools_context = self.check_tools_context(tools_context, where="tools_context", at_construction=True)
 
@@ -195,33 +200,6 @@ class AgentConfig:
                 f"permission_mode {self._permission_mode.value!r} needs built-in approvals, which harness "
                 f"{self._harness_id!r} does not support; use permission_mode='allow-all'"
             )
-
-    def _check_tool_approval(self, settings: Mapping[str, ToolApprovalSetting] | None) -> dict[str, ToolApprovalSetting]:
-        if settings is None:
-            return {}
-        if not isinstance(settings, Mapping):
-            raise HarnessConfigurationError(
-                f"tool_approval must map host tool names to approval statuses, got {type(settings).__name__}"
-            )
-        checked: dict[str, ToolApprovalSetting] = {}
-        for name, setting in settings.items():
-            if name in self._builtins:
-                raise HarnessConfigurationError(
-                    f"tool_approval[{name!r}]: {name!r} is a built-in tool of harness {self._harness_id!r}; "
-                    "tool_approval applies to host tools, use permission_mode (or an approval policy plugin) for built-ins"
-                )
-            if name not in self._host_tools:
-                raise HarnessConfigurationError(
-                    f"tool_approval[{name!r}]: no host tool is named {name!r} "
-                    f"(host tools: {', '.join(sorted(self._host_tools)) or 'none'})"
-                )
-            if not callable(setting):
-                try:
-                    setting = ApprovalStatus.parse(setting, where=f"tool_approval[{name!r}]")
-                except ValueError as exc:
-                    raise HarnessConfigurationError(str(exc)) from None
-            checked[name] = setting
-        return checked
 
     def _policy_missing(self, setting: EnforcedSetting, plugin: str) -> str | None:
         """Why no loaded policy enforces ``setting`` (by its ``@enforces`` declaration, never
