@@ -13,27 +13,19 @@ every part.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
-import attrs
 
+from harness_core.agent.collected import GenerateResult, StepResult, collect_parts
 from harness_core.parts.models import (
-    AbortPart,
-    ErrorPart,
-    FinishPart,
     FinishReason,
-    FinishStepPart,
     Part,
-    ReasoningDeltaPart,
-    StartStepPart,
     TextDeltaPart,
     ToolApprovalRequestPart,
     ToolCallPart,
-    ToolErrorPart,
-    ToolOutputDeniedPart,
     ToolResultPart,
     Usage,
 )
@@ -43,173 +35,8 @@ if TYPE_CHECKING:
 
 __all__ = ["GenerateResult", "StepResult", "StreamResult", "collect_parts"]
 
+
 T = TypeVar("T")
-
-
-@attrs.frozen(kw_only=True)
-class StepResult:
-    """One model step of a result slice (from ``start-step`` to ``finish-step``).
-
-    Attributes:
-        index: 0-based position in the slice.
-        text: the step's assistant text (all text deltas joined).
-        reasoning_text: the step's reasoning text.
-        tool_calls: ``tool-call`` parts (built-in and host).
-        tool_results: final (non-preliminary) ``tool-result`` parts.
-        tool_errors: ``tool-error`` parts.
-        denied: ``tool-output-denied`` parts (execution-denied results).
-        approval_requests: ``tool-approval-request`` parts.
-        finish_reason: the step's finish reason.
-        usage: the step's token usage.
-        parts: every part of the step, in order.
-        tools_context: the tools context map the slice ran with (host-only).
-    """
-
-    index: int
-    text: str
-    reasoning_text: str
-    tool_calls: tuple[ToolCallPart, ...]
-    tool_results: tuple[ToolResultPart, ...]
-    tool_errors: tuple[ToolErrorPart, ...]
-    denied: tuple[ToolOutputDeniedPart, ...]
-    approval_requests: tuple[ToolApprovalRequestPart, ...]
-    finish_reason: FinishReason
-    usage: Usage
-    parts: tuple[Part, ...]
-    tools_context: Mapping[str, Any] = attrs.field(factory=dict)
-
-
-@attrs.frozen(kw_only=True)
-class GenerateResult:
-    """A collected result slice.
-
-    Attributes:
-        text: the last step's text (AI SDK semantics; see :attr:`steps` for the others).
-        reasoning_text: the last step's reasoning text.
-        tool_calls / tool_results / tool_errors: the last step's.
-        steps: every step of the slice.
-        approval_requests: every ``tool-approval-request`` of the slice (the calls waiting
-            for a decision when :attr:`finish_reason` is ``awaiting-approval``).
-        pending_tool_calls: host tool calls of the slice still waiting for a result (the
-            client-side calls when :attr:`finish_reason` is ``awaiting-tool-result``).
-        finish_reason: ``stop``, ``length``, ``error``, ``awaiting-approval``,
-            ``awaiting-tool-result``, ``aborted``...
-        usage: the slice's total token usage (the ``finish`` part's ``total_usage``).
-        error: the message of the last ``error`` part, or ``None``.
-        parts: every part, in order.
-        tools_context: the tools context map the slice ran with (after ``prepare_call``);
-            host-only, never sent to the runtime or written into suspended state.
-    """
-
-    text: str
-    reasoning_text: str
-    tool_calls: tuple[ToolCallPart, ...]
-    tool_results: tuple[ToolResultPart, ...]
-    tool_errors: tuple[ToolErrorPart, ...]
-    steps: tuple[StepResult, ...]
-    approval_requests: tuple[ToolApprovalRequestPart, ...]
-    pending_tool_calls: tuple[ToolCallPart, ...]
-    finish_reason: FinishReason
-    usage: Usage
-    error: str | None
-    parts: tuple[Part, ...]
-    tools_context: Mapping[str, Any] = attrs.field(factory=dict)
-
-    @property
-    def total_usage(self) -> Usage:
-        """Alias of :attr:`usage` (the AI SDK's ``totalUsage``)."""
-        return self.usage
-
-    @property
-    def all_tool_calls(self) -> tuple[ToolCallPart, ...]:
-        """Every ``tool-call`` part of every step."""
-        return tuple(call for step in self.steps for call in step.tool_calls)
-
-    @property
-    def all_tool_results(self) -> tuple[ToolResultPart, ...]:
-        """Every final ``tool-result`` part of every step."""
-        return tuple(result for step in self.steps for result in step.tool_results)
-
-    @property
-    def all_text(self) -> str:
-        """The text of every step, joined in order."""
-        return "".join(step.text for step in self.steps)
-
-
-def _step(index: int, parts: list[Part], tools_context: Mapping[str, Any]) -> StepResult:
-    finish = next((p for p in reversed(parts) if isinstance(p, FinishStepPart)), None)
-    return StepResult(
-        index=index,
-        text="".join(p.text for p in parts if isinstance(p, TextDeltaPart)),
-        reasoning_text="".join(p.text for p in parts if isinstance(p, ReasoningDeltaPart)),
-        tool_calls=tuple(p for p in parts if isinstance(p, ToolCallPart)),
-        tool_results=tuple(p for p in parts if isinstance(p, ToolResultPart) and not p.preliminary),
-        tool_errors=tuple(p for p in parts if isinstance(p, ToolErrorPart)),
-        denied=tuple(p for p in parts if isinstance(p, ToolOutputDeniedPart)),
-        approval_requests=tuple(p for p in parts if isinstance(p, ToolApprovalRequestPart)),
-        finish_reason=finish.finish_reason if finish is not None else "unknown",
-        usage=finish.usage if finish is not None else Usage(),
-        parts=tuple(parts),
-        tools_context=tools_context,
-    )
-
-
-def collect_parts(parts: Sequence[Part], *, tools_context: Mapping[str, Any] | None = None) -> GenerateResult:
-    """Build a :class:`GenerateResult` from the parts of one result slice.
-
-    Steps are delimited by ``start-step`` / ``finish-step`` parts; parts outside any step
-    (``start``, ``finish``, ``abort``, ``error`` after the last step) are only in
-    :attr:`GenerateResult.parts`.
-    """
-    context = dict(tools_context or {})
-    steps: list[StepResult] = []
-    current: list[Part] | None = None
-    for part in parts:
-        if isinstance(part, StartStepPart):
-            if current is not None:
-                steps.append(_step(len(steps), current, context))
-            current = [part]
-        elif isinstance(part, FinishStepPart):
-            (current if current is not None else []).append(part)
-            steps.append(_step(len(steps), current or [part], context))
-            current = None
-        elif current is not None:
-            current.append(part)
-    if current is not None:
-        steps.append(_step(len(steps), current, context))
-    finish = next((p for p in reversed(parts) if isinstance(p, FinishPart)), None)
-    aborted = any(isinstance(p, AbortPart) for p in parts)
-    finish_reason: FinishReason = (
-        "aborted" if aborted else finish.finish_reason if finish is not None else "unknown"
-    )
-    usage = finish.total_usage if finish is not None else sum((s.usage for s in steps), Usage())
-    errors = [p for p in parts if isinstance(p, ErrorPart)]
-    last = steps[-1] if steps else None
-    answered = {
-        p.tool_call_id for p in parts if isinstance(p, ToolResultPart | ToolErrorPart | ToolOutputDeniedPart)
-        and not (isinstance(p, ToolResultPart) and p.preliminary)
-    }
-    asked = {p.tool_call.tool_call_id for p in parts if isinstance(p, ToolApprovalRequestPart)}
-    pending = tuple(
-        p for p in parts
-        if isinstance(p, ToolCallPart) and not p.provider_executed
-        and p.tool_call_id not in answered and p.tool_call_id not in asked
-    ) if finish_reason in ("awaiting-tool-result", "awaiting-approval") else ()
-    return GenerateResult(
-        text=last.text if last else "",
-        reasoning_text=last.reasoning_text if last else "",
-        tool_calls=last.tool_calls if last else (),
-        tool_results=last.tool_results if last else (),
-        tool_errors=last.tool_errors if last else (),
-        steps=tuple(steps),
-        approval_requests=tuple(p for p in parts if isinstance(p, ToolApprovalRequestPart)),
-        pending_tool_calls=pending,
-        finish_reason=finish_reason,
-        usage=usage,
-        error=errors[-1].error if errors else None,
-        parts=tuple(parts),
-        tools_context=context,
-    )
 
 
 class StreamResult:

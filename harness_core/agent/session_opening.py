@@ -35,7 +35,7 @@ from harness_core.agent.turn_state import TurnState
 from harness_core.errors import HarnessConfigurationError
 from harness_core.hook_contexts import FilterRequest, ProjectionContext
 from harness_core.mcp import split_mcp_name
-from harness_core.sandbox import Sandbox
+from harness_core.sandbox import Sandbox, restricted_view
 from harness_core.tools.definition import BuiltinTool, HarnessTool
 
 if TYPE_CHECKING:
@@ -133,7 +133,8 @@ async def open_session(
         tool_approval=config.tool_approval,
         on_error=config.on_error,
         timeout=config.tool_timeout,
-        sandbox=sandbox.restricted() if sandbox is not None else None,
+        # Sealed whatever the Sandbox implementation returns (one that returns itself included).
+        sandbox=restricted_view(sandbox.restricted()) if sandbox is not None else None,
         on_end=config.on_tool_execution_end,
     )
     request = StartRequest(

@@ -23,8 +23,9 @@ import attrs
 import pydantic
 
 from harness_core.errors import ToolDefinitionError
+from harness_core.tools.frozen import FrozenJsonObject
 from harness_core.tools.output import ToolOutput
-from harness_core.tools.schema import JsonSchema, ToolInputSchema, compile_input_schema
+from harness_core.tools.schema import ToolInputSchema, compile_input_schema
 
 if TYPE_CHECKING:
     from harness_core.sandbox import SandboxView
@@ -116,8 +117,8 @@ class HarnessTool:
     Attributes:
         name: unique tool name shown to the model.
         description: what the model reads to decide when to call the tool.
-        input_schema: the compiled input schema; ``input_schema.json_schema`` is sent to
-            runtimes.
+        input_schema: the compiled input schema; ``input_schema.json_schema`` (deep-frozen)
+            is sent to runtimes.
         read_only: the tool has no side effects (read-only calls may run in parallel).
         resources: maps validated input to the :class:`ToolResources` it touches.
         execute: runs the call; ``None`` makes a client-side tool.
@@ -137,8 +138,9 @@ class HarnessTool:
     provider_executed: ClassVar[bool] = False
 
     @property
-    def json_schema(self) -> JsonSchema:
-        """The input schema as JSON Schema (what runtimes receive)."""
+    def json_schema(self) -> FrozenJsonObject:
+        """The input schema as JSON Schema: what runtimes receive and what :meth:`validate`
+        enforces, deep-frozen (mutating it raises ``TypeError``; ``.to_json()`` copies)."""
         return self.input_schema.json_schema
 
     @property
@@ -306,7 +308,8 @@ class BuiltinTool:
             when the runtime uses the common name.
         kind: read-only, edit or bash; decides the permission-mode treatment.
         description: a short description for listings.
-        input_schema: the runtime's input schema, informational (the runtime validates).
+        input_schema: the runtime's input schema, informational (the runtime validates);
+            stored deep-frozen (a :class:`~harness_core.tools.frozen.FrozenJsonObject`).
         resources: extracts :class:`ToolResources` from the runtime's native input.
     """
 
@@ -314,7 +317,9 @@ class BuiltinTool:
     native_name: str
     kind: ToolKind
     description: str = ""
-    input_schema: JsonSchema = attrs.field(factory=lambda: {"type": "object", "properties": {}})
+    input_schema: FrozenJsonObject = attrs.field(
+        factory=lambda: FrozenJsonObject({"type": "object", "properties": {}}), converter=FrozenJsonObject
+    )
     resources: Callable[[Mapping[str, Any]], ToolResources] | None = attrs.field(
         default=None, eq=False, repr=False
     )

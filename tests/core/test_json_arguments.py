@@ -27,7 +27,7 @@ class Bounded(pydantic.BaseModel):
                                        {"n": float("nan")}, {"n": float("inf")}, {"n": [float("-inf")]}])
 @pytest.mark.parametrize("schema", [BOUNDED, Bounded], ids=["json-schema", "pydantic"])
 def test_non_finite_numbers_are_refused(arguments: Any, schema: Any) -> None:
-    with pytest.raises(ToolInputError, match="not a JSON number|not JSON data|Infinity|NaN"):
+    with pytest.raises(ToolInputError, match=r"not a JSON number|not JSON data|Infinity|NaN"):
         tool(schema).validate(arguments)
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from harness_core.errors import HarnessError
+from harness_core import HarnessError
 
 __all__ = ["RuleSyntaxError", "RulesError", "RulesFileError"]
 

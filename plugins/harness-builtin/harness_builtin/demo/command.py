@@ -85,9 +85,12 @@ def _summary(outcome: dict[str, Any], code: int, passed: bool, report: str, work
 def _runtime_home_options(harness: str, workspace: Path) -> tuple[str, ...]:
     """Keep a runtime's home and config out of the user's own: a scripted demo must not
     write transcripts or settings into ``~/.claude``."""
+    home = workspace.parent / "runtime-home"
+    if harness == "codex":
+        (home / ".codex").mkdir(parents=True, exist_ok=True)
+        return (f"home={home}", f"codex_home={home / '.codex'}")
     if harness != "claude-code":
         return ()
-    home = workspace.parent / "runtime-home"
     (home / ".claude").mkdir(parents=True, exist_ok=True)
     return (f"home={home}", f"config_dir={home / '.claude'}")
 
@@ -127,12 +130,14 @@ def demo(ctx: click.Context, harness: str, yes: bool, parent: Path | None, as_js
             header.append("  approvals  you decide: y(es), n(o), a(lways for this tool)\n")
         header.append(f"\nprompt: {DEMO_PROMPT}\n", style="italic")
         console.print(header)
-        # pi serves any model from an OpenAI-compatible endpoint it is given (with /v1).
-        openai_style = harness == "pi"
+        # pi serves any model from an OpenAI-compatible endpoint it is given (with /v1); Codex
+        # speaks the Responses API there, with a model it knows (so it offers apply_patch).
+        openai_style = harness in ("pi", "codex")
         options: dict[str, Any] = {
             "prompt": DEMO_PROMPT,
             "harness": harness,
-            "model": "anthropic:harness-demo" if harness == "builtin" else ("harness-demo" if openai_style else None),
+            "model": {"builtin": "anthropic:harness-demo", "codex": "gpt-5.5"}.get(
+                harness, "harness-demo" if openai_style else None),
             "base_url": server.openai_base_url if openai_style else server.base_url,
             "cwd": workspace.path,
             "permission_mode": "allow-edits",

@@ -74,7 +74,7 @@ def demo_script(workspace: DemoWorkspace) -> Callable[[Any], Any]:
     git tool pack is installed, run the tests again, and answer. Paths are absolute, so
     runtimes that want absolute paths (Claude Code) take them too.
     """
-    from harness_core.testing import ModelTurn, ToolCallSpec
+    from harness_core.testing import ModelTurn, ToolCallSpec, ToolNotOfferedError
 
     root = workspace.path
     stats = str(root / "calc" / "stats.py")
@@ -82,7 +82,17 @@ def demo_script(workspace: DemoWorkspace) -> Callable[[Any], Any]:
     run_tests = f"set -o pipefail; {workspace.python} -m unittest -v 2>&1 | tee test-report.txt"
     plan: list[Callable[[Any], Any]] = []
 
+    def offered(request: Any, name: str) -> bool:
+        try:
+            request.resolve_tool(name)
+        except ToolNotOfferedError:
+            return False
+        return True
+
     def read_step(request: Any) -> Any:
+        if not offered(request, "read"):  # Codex reads through its shell
+            return ModelTurn("I'll start by reading the code and its tests.", tool_calls=[
+                ToolCallSpec("bash", {"command": f"cat {stats} {tests}"})])
         return ModelTurn("I'll start by reading the code and its tests.", tool_calls=[
             ToolCallSpec("read", {"file_path": stats}), ToolCallSpec("read", {"file_path": tests})])
 
@@ -91,6 +101,10 @@ def demo_script(workspace: DemoWorkspace) -> Callable[[Any], Any]:
             ToolCallSpec("bash", {"command": run_tests, "description": "Run the unit tests"})])
 
     def fix_step(request: Any) -> Any:
+        if not offered(request, "edit") and "apply_patch" in request.tool_names:  # Codex's freeform patch tool
+            patch = f"*** Begin Patch\n*** Update File: {stats}\n@@\n-    {_BUGGY}\n+    {_FIXED}\n*** End Patch\n"
+            return ModelTurn("`mean()` divides by `len(values) + 1` instead of `len(values)`. Fixing it.",
+                             tool_calls=[ToolCallSpec("apply_patch", patch)])
         edit = next((t for t in request.tools if t.name == request.resolve_tool("edit")), None)
         properties = (edit.input_schema or {}).get("properties", {}) if edit is not None else {}
         arguments: dict[str, Any] = {"file_path": stats, "old_string": _BUGGY, "new_string": _FIXED}

@@ -1,0 +1,29 @@
+"""Sandboxes: where a session's files live and its commands run.
+
+:class:`Sandbox` is the protocol a session's sandbox implements; :class:`SandboxView` is the
+restricted view handed to host tools (read, write, run commands; no way to stop the sandbox
+or change its policy: see :func:`restricted_view`). :class:`LocalSandbox` confines paths to
+a workspace directory on this machine. docs/sandbox.md describes the API for tool authors.
+"""
+
+from __future__ import annotations
+
+from harness_core.sandbox.environment import (
+    DEFAULT_ENV_ALLOWLIST,
+    SECRET_ENV_PATTERNS,
+    is_secret_env_name,
+)
+from harness_core.sandbox.local import LocalSandbox
+from harness_core.sandbox.protocol import CommandResult, Sandbox, SandboxView
+from harness_core.sandbox.view import restricted_view
+
+__all__ = [
+    "DEFAULT_ENV_ALLOWLIST",
+    "SECRET_ENV_PATTERNS",
+    "CommandResult",
+    "LocalSandbox",
+    "Sandbox",
+    "SandboxView",
+    "is_secret_env_name",
+    "restricted_view",
+]
