@@ -20,15 +20,16 @@ import anyio
 import pytest
 
 from harness_core.testing.conformance.fixtures import executions
-from harness_core.testing.conformance.runner import SuiteSettings, scenario_run
+from harness_core.testing.conformance.runner import SuiteSettings, run_child, scenario_run
 from harness_core.testing.conformance.scenario import Scenario, ScenarioPrompt, builtin, host, say
 
 __all__ = ["ApprovalMatchChecks"]
 
 
 class _Suite(SuiteSettings):
-    def continue_in_child(self, env: Mapping[str, Any], workspace: Path, spec: Mapping[str, Any],
-                          state: Mapping[str, Any], continuation: Mapping[str, Any]) -> dict[str, Any]:
+    child_timeout: float
+
+    def subprocess_command(self) -> list[str]:
         raise NotImplementedError
 
 
@@ -50,7 +51,10 @@ async def _forged(suite: _Suite, scenario: Scenario, workspace: Path, spec: Mapp
         state: dict[str, Any] = json.loads(json.dumps(await session.suspend_turn()))
         state["pending_approvals"][request.approval_id][field] = value
         answer = {"approval_responses": [{"approval_id": request.approval_id, "approved": True}]}
-        return await anyio.to_thread.run_sync(lambda: suite.continue_in_child(env, workspace, spec, state, answer))
+        payload = {"factory": suite.agent_factory, "env": env, "workspace": str(workspace), "spec": spec,
+                   "state": state, "continuation": answer, "only_if_pending_requests": True}
+        return await anyio.to_thread.run_sync(lambda: run_child(suite.subprocess_command(), payload,
+                                                                timeout=suite.child_timeout))
 
 
 class ApprovalMatchChecks:

@@ -31,6 +31,8 @@ async def _child(payload: Mapping[str, Any]) -> dict[str, Any]:
         continuation = payload["continuation"]
         turn = session.control.turn
         capable = turn is not None and isinstance(turn.adapter_turn, PendingRequestsTurn)
+        if payload.get("only_if_pending_requests") and not capable:  # a forged state: never continue it unchecked
+            return {"parts": [], "state": session.state.value, "pid": os.getpid(), "pending_requests": False}
         try:
             result: GenerateResult = await target.agent.continue_generate(
                 session=session,
