@@ -146,15 +146,25 @@ class TokenEstimator:
     def __init__(self) -> None:
         self._seen: list[Message] = []
         self._sizes: list[int] = []
+        self._total = 0
 
     def estimate(self, messages: Sequence[Message], system: str = "") -> int:
-        """The estimate for ``messages`` (see :func:`estimate_tokens`)."""
-        common = 0
-        limit = min(len(self._seen), len(messages))
-        while common < limit and self._seen[common] is messages[common]:
-            common += 1
-        del self._seen[common:], self._sizes[common:]
+        """The estimate for ``messages`` (see :func:`estimate_tokens`). A history that only
+        grew (same first and last-seen objects) costs only its new messages; any other is
+        compared message by message."""
+        seen = len(self._seen)
+        if seen and len(messages) >= seen and messages[0] is self._seen[0] and messages[seen - 1] is self._seen[-1]:
+            common = seen
+        else:
+            common = 0
+            limit = min(seen, len(messages))
+            while common < limit and self._seen[common] is messages[common]:
+                common += 1
+            del self._seen[common:], self._sizes[common:]
+            self._total = sum(self._sizes)
         for message in messages[common:]:
+            size = message_size(message)
             self._seen.append(message)
-            self._sizes.append(message_size(message))
-        return (len(system) + sum(self._sizes)) // 4 + 1
+            self._sizes.append(size)
+            self._total += size
+        return (len(system) + self._total) // 4 + 1

@@ -13,12 +13,38 @@ See ``docs/codex.md``.
 
 from __future__ import annotations
 
-from ._adapter import CodexAdapter, codex, find_codex
+from typing import TYPE_CHECKING, Any
+
 from ._builtins import BUILTINS, BY_NAME
-from ._resumed import NOT_RUN
-from ._session import CodexSession
 from ._settings import HARNESS_ID, CodexSettings
-from ._turn import CodexTurn
+
+if TYPE_CHECKING:
+    from ._adapter import CodexAdapter, codex, find_codex
+    from ._resumed import NOT_RUN
+    from ._session import CodexSession
+    from ._turn import CodexTurn
 
 __all__ = ["BUILTINS", "BY_NAME", "HARNESS_ID", "NOT_RUN", "CodexAdapter", "CodexSession", "CodexSettings", "CodexTurn",
            "codex", "find_codex"]
+
+_LAZY = {
+    "CodexAdapter": "._adapter",
+    "codex": "._adapter",
+    "find_codex": "._adapter",
+    "NOT_RUN": "._resumed",
+    "CodexSession": "._session",
+    "CodexTurn": "._turn",
+}
+"""Names whose modules load the generated protocol models: imported on first use (PEP 562),
+so plugin discovery (which imports :mod:`harness_codex.plugin` through this package) stays cheap."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'harness_codex' has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value

@@ -6,22 +6,35 @@ Install it next to harness-core and every session's tool calls are decided by th
 code. See docs/rules.md for the rule language and how decisions are made.
 """
 
-from ._engine import CallFacts, RuleEngine, RuleMatch, RuleVerdict
-from ._errors import RulesError, RulesFileError, RuleSyntaxError
-from ._extract import BASELINE_BUILTINS, baseline_resources
-from ._files import (
-    LAYERS,
-    RuleLayer,
-    discover_rule_files,
-    load_rules_file,
-    parse_rules_text,
-    rules_from_mapping,
-    user_rules_path,
-)
-from ._names import canonical_tool
-from ._policy import RulesPolicy, facts_for
-from ._shell import ShellAnalysis, analyze_command
-from ._syntax import Action, CommandPattern, Rule, RuleOrigin, compile_command_pattern, parse_rule
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ._engine import CallFacts, RuleEngine, RuleMatch, RuleVerdict
+    from ._errors import RulesError, RulesFileError, RuleSyntaxError
+    from ._extract import BASELINE_BUILTINS, baseline_resources
+    from ._files import (
+        LAYERS,
+        RuleLayer,
+        discover_rule_files,
+        load_rules_file,
+        parse_rules_text,
+        rules_from_mapping,
+        user_rules_path,
+    )
+    from ._names import canonical_tool
+    from ._policy import RulesPolicy, facts_for
+    from ._shell import ShellAnalysis, analyze_command
+    from ._syntax import (
+        Action,
+        CommandPattern,
+        Rule,
+        RuleOrigin,
+        compile_command_pattern,
+        parse_rule,
+    )
 
 __all__ = [
     "BASELINE_BUILTINS",
@@ -52,3 +65,48 @@ __all__ = [
     "rules_from_mapping",
     "user_rules_path",
 ]
+
+_LAZY: dict[str, str] = {
+    "Action": "._syntax",
+    "BASELINE_BUILTINS": "._extract",
+    "CallFacts": "._engine",
+    "CommandPattern": "._syntax",
+    "LAYERS": "._files",
+    "Rule": "._syntax",
+    "RuleEngine": "._engine",
+    "RuleLayer": "._files",
+    "RuleMatch": "._engine",
+    "RuleOrigin": "._syntax",
+    "RuleSyntaxError": "._errors",
+    "RuleVerdict": "._engine",
+    "RulesError": "._errors",
+    "RulesFileError": "._errors",
+    "RulesPolicy": "._policy",
+    "ShellAnalysis": "._shell",
+    "analyze_command": "._shell",
+    "baseline_resources": "._extract",
+    "canonical_tool": "._names",
+    "compile_command_pattern": "._syntax",
+    "discover_rule_files": "._files",
+    "facts_for": "._policy",
+    "load_rules_file": "._files",
+    "parse_rule": "._syntax",
+    "parse_rules_text": "._files",
+    "rules_from_mapping": "._files",
+    "user_rules_path": "._files",
+}
+"""Public name -> defining module, imported on first use (PEP 562): plugin discovery imports
+:mod:`harness_rules.plugin` through this package and must not load the engine or bashlex."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'harness_rules' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -86,6 +86,9 @@ def _runtime_home_options(harness: str, workspace: Path) -> tuple[str, ...]:
     """Keep a runtime's home and config out of the user's own: a scripted demo must not
     write transcripts or settings into ``~/.claude``."""
     home = workspace.parent / "runtime-home"
+    if harness == "acp":  # the ACP agent (codex-acp, pi-acp) writes its config under this home
+        home.mkdir(parents=True, exist_ok=True)
+        return (f"home={home}",)
     if harness == "codex":
         (home / ".codex").mkdir(parents=True, exist_ok=True)
         return (f"home={home}", f"codex_home={home / '.codex'}")
@@ -102,8 +105,11 @@ def _runtime_home_options(harness: str, workspace: Path) -> tuple[str, ...]:
 @click.option("--workspace-dir", "parent", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Create the demo workspace under this directory (default: the system temp directory).")
 @click.option("--json", "as_json", is_flag=True, help="Write the stream parts as NDJSON on stdout.")
+@click.option("--option", "-o", "extra", multiple=True, metavar="KEY=VALUE",
+              help="A harness option, passed on to `harness run` (e.g. -o agent=pi-acp for --harness acp).")
 @click.pass_context
-def demo(ctx: click.Context, harness: str, yes: bool, parent: Path | None, as_json: bool) -> None:
+def demo(ctx: click.Context, harness: str, yes: bool, parent: Path | None, as_json: bool,
+         extra: tuple[str, ...] = ()) -> None:
     """Watch a harness fix a failing test, offline: real files, real tools, scripted model."""
     from harness_core.testing import ScriptedModelServer
 
@@ -143,7 +149,7 @@ def demo(ctx: click.Context, harness: str, yes: bool, parent: Path | None, as_js
             "permission_mode": "allow-edits",
             "approve": approve,
             "as_json": as_json,
-            "options": ("api_key=harness-demo", *_runtime_home_options(harness, workspace.path)),
+            "options": ("api_key=harness-demo", *_runtime_home_options(harness, workspace.path), *extra),
         }
         code = 0
         try:

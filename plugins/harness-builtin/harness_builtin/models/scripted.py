@@ -11,12 +11,18 @@ wire does not matter. Fault injection needs the HTTP servers.
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any
 
 from harness_core import FinishReason, Usage
 
-from ..conversation import AssistantMessage, TokenEstimator, ToolResultsMessage, UserMessage
+from ..conversation import (
+    AssistantMessage,
+    Message,
+    TokenEstimator,
+    ToolResultsMessage,
+    UserMessage,
+)
 from .base import (
     ModelEvent,
     ModelRequest,
@@ -57,6 +63,19 @@ class ScriptedModelClient:
         self.name = name
         self.requests: list[ModelRequest] = []
         self._estimator = TokenEstimator()
+        self._counted: tuple[int, int, object, object] = (0, 0, None, None)
+        """Running count of assistant messages: (messages seen, count, first, last seen)."""
+
+    def _assistant_count(self, messages: Sequence[Message]) -> int:
+        """Assistant messages in ``messages``, scanning only those appended since the last
+        request (a history that was replaced, e.g. compacted, is counted afresh)."""
+        seen, count, first, last = self._counted
+        if not (seen and len(messages) >= seen and messages[0] is first and messages[seen - 1] is last):
+            seen, count = 0, 0
+        count += sum(1 for m in messages[seen:] if isinstance(m, AssistantMessage))
+        if messages:
+            self._counted = (len(messages), count, messages[0], messages[-1])
+        return count
 
     def _view(self, request: ModelRequest) -> Any:
         from harness_core.testing import Message as ViewMessage
@@ -91,7 +110,7 @@ class ScriptedModelClient:
 
         self.requests.append(request)
         messages = request.messages
-        turn_index = sum(1 for m in messages if isinstance(m, AssistantMessage))
+        turn_index = self._assistant_count(messages)
         if messages and isinstance(messages[-1], AssistantMessage):
             turn_index -= 1
         turn: ModelTurn | None = None

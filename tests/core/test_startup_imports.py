@@ -1,0 +1,95 @@
+"""``harness plugins`` imports only what plugin registration needs (issue 17).
+
+Runs ``python -X importtime -m harness_core.cli plugins`` in a real subprocess, with every
+plugin of this repository installed, and reads the modules it imported from the
+``-X importtime`` report on stderr. No timing is asserted here (timings live in bench/).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+FORBIDDEN_PACKAGES = (
+    "bashlex",
+    "harness_core.testing",
+    "yaml",
+    "pytest",
+    "_pytest",
+    "anthropic",
+    "openai",
+    "claude_agent_sdk",
+    "mcp",
+    "harness_builtin.turn",
+    "harness_builtin.models",
+    "harness_builtin.session",
+    "harness_codex._protocol",
+    "harness_codex._session",
+    "harness_rules._engine",
+    "harness_rules._shell",
+)
+"""A module is forbidden if its name is one of these or starts with one of these plus ``.``."""
+
+
+_DUMP = """
+import atexit, json, runpy, sys
+out = sys.argv[1]
+atexit.register(lambda: open(out, "w").write(json.dumps(sorted(sys.modules))))
+code = sys.argv[2]
+if code.startswith("-m "):
+    sys.argv = ["harness", *code.split()[2:]]
+    runpy.run_module(code.split()[1], run_name="__main__")
+else:
+    exec(code)
+"""
+"""Runs ``-m MODULE ARGS`` or a statement, then writes ``sorted(sys.modules)`` as JSON at exit
+(``-X importtime`` does not report every module an entry point's ``load()`` imports)."""
+
+
+def _imported_modules(code: str, tmp_path: Path) -> list[str]:
+    """Every module imported by ``code`` in a fresh interpreter: the ``-X importtime`` report on
+    stderr plus ``sys.modules`` at exit."""
+    env = dict(os.environ)
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    out = tmp_path / "modules.json"
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-c", _DUMP, str(out), code],
+        capture_output=True, text=True, env=env, timeout=300, check=False,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    modules = set(json.loads(out.read_text()))
+    for line in done.stderr.splitlines():
+        if line.startswith("import time:") and "|" in line:
+            name = line.rsplit("|", 1)[1].strip()
+            if name != "imported package":
+                modules.add(name)
+    assert "harness_core" in modules and "json" in modules, "the module report was not read"
+    return sorted(modules)
+
+
+def _forbidden(modules: list[str]) -> list[str]:
+    return sorted({m for m in modules for f in FORBIDDEN_PACKAGES if m == f or m.startswith(f + ".")})
+
+
+def test_harness_plugins_imports_no_heavy_module(tmp_path: Path) -> None:
+    modules = _imported_modules("-m harness_core.cli plugins", tmp_path)
+    # Every plugin of this repo is discovered, so their plugin modules were imported.
+    for plugin_module in ("harness_builtin.plugin", "harness_codex.plugin", "harness_rules.plugin"):
+        assert plugin_module in modules
+    assert _forbidden(modules) == []
+
+
+def test_import_harness_core_imports_no_heavy_module(tmp_path: Path) -> None:
+    modules = _imported_modules("import harness_core", tmp_path)
+    assert _forbidden(modules) == []
+    assert "harness_builtin" not in modules
+
+
+def test_forbidden_matcher_can_fail() -> None:
+    assert _forbidden(["bashlex.parser", "harness_core.testing", "harness_core.tools", "yamlx"]) == [
+        "bashlex.parser",
+        "harness_core.testing",
+    ]
