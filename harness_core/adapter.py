@@ -303,7 +303,14 @@ class AdapterTurn(Protocol):
 
 @runtime_checkable
 class AdapterSession(Protocol):
-    """Live runtime state of one harness session."""
+    """Live runtime state of one harness session.
+
+    Optional attribute (read with ``getattr``, not part of the protocol):
+    ``runtime_tools: Mapping[str, BuiltinTool]``, the tools the runtime learned at run time
+    (an MCP server's tools, by ``mcp__<server>__<tool>``) as they are known now;
+    :attr:`HarnessSession.runtime_tools <harness_core.agent.session.HarnessSession.runtime_tools>`
+    shows it to the host. An adapter that does not know them leaves it out.
+    """
 
     async def prompt(self, request: PromptRequest) -> AdapterTurn:
         """Start a new turn."""

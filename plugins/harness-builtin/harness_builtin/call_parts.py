@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from harness_core import (
     FILE_CHANGE_TOOL,
     BuiltinApprovalRequest,
+    BuiltinTool,
     HostToolCall,
     Part,
     PendingRequest,
@@ -57,14 +58,15 @@ def pending_requests(calls: Iterable[CallState]) -> list[PendingRequest]:
     return requests
 
 
-def announce(call: CallState) -> list[object]:
+def announce(call: CallState, declaration: BuiltinTool | None = None) -> list[object]:
     """What announces ``call`` (and marks it announced): a control event for a host call
-    or a call that waits for approval, else its ``tool-call`` part."""
+    or a call that waits for approval, else its ``tool-call`` part. ``declaration``
+    declares a tool learned at run time (an MCP tool) on its approval request."""
     call.announced = True
     if call.kind == "host":
         return [HostToolCall(tool_call(call))]
     if call.status == "approval" and call.approval_id is not None:
-        return [BuiltinApprovalRequest(call.approval_id, tool_call(call))]
+        return [BuiltinApprovalRequest(call.approval_id, tool_call(call), tool=declaration)]
     return [ToolCallPart(
         tool_call_id=call.call_id, tool_name=call.name, input=dict(call.arguments), provider_executed=True,
         dynamic=dynamic(call.name),
@@ -89,7 +91,8 @@ def result_parts(calls: Iterable[CallState]) -> list[Part]:
                                        error=call.content, provider_executed=True, dynamic=dynamic(call.name)))
         else:
             parts.append(ToolResultPart(tool_call_id=call.call_id, tool_name=call.name, input=dict(call.arguments),
-                                        output=call.content, provider_executed=True, dynamic=dynamic(call.name)))
+                                        output=call.output if call.output is not None else call.content,
+                                        provider_executed=True, dynamic=dynamic(call.name)))
         if call.changes:
             parts.extend(_file_change_parts(call))
     return parts
