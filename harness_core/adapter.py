@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
-from typing import Any, Protocol, TypeAlias, runtime_checkable
+from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
 
 import attrs
 
@@ -69,6 +69,8 @@ __all__ = [
     "BuiltinFilterMode",
     "HostToolCall",
     "HostToolSpec",
+    "PendingRequest",
+    "PendingRequestsTurn",
     "PromptRequest",
     "StartRequest",
     "TurnEnd",
@@ -233,6 +235,45 @@ class TurnEnd:
     usage: Usage = attrs.field(factory=Usage)
     error: str | None = None
     error_type: str | None = None
+
+
+@attrs.frozen
+class PendingRequest:
+    """One request the runtime holds open, as the runtime itself holds it.
+
+    Returned by the optional :meth:`PendingRequestsTurn.pending_requests` capability.
+    Before a paused turn continues, the agent checks every approval and client-side
+    result against these, so an approval runs exactly the call that was shown.
+
+    Attributes:
+        kind: ``"approval"`` (a :class:`BuiltinApprovalRequest` awaiting
+            ``submit_approval``) or ``"tool-result"`` (a :class:`HostToolCall` awaiting
+            ``submit_tool_result``).
+        call: the call the runtime will run or is waiting on: its id, the name the
+            runtime uses (native or common) and the exact input it will use.
+        approval_id: the approval id, for ``kind="approval"``; else ``None``.
+    """
+
+    kind: Literal["approval", "tool-result"]
+    call: ToolCall
+    approval_id: str | None = None
+
+
+@runtime_checkable
+class PendingRequestsTurn(Protocol):
+    """Optional :class:`AdapterTurn` capability: what the runtime actually holds pending.
+
+    An adapter turn that has a ``pending_requests()`` method lets the agent check, on every
+    continue (same process or ``continue_from``), that each approved call's tool name,
+    input, call id and approval id match what the runtime will run; a mismatch raises
+    :class:`~harness_core.errors.TurnStateError` and nothing runs. Without it the agent can
+    only trust its own record of the pending calls (the continuation state).
+    """
+
+    def pending_requests(self) -> Sequence[PendingRequest]:
+        """The requests the runtime waits on now, from the runtime's own state (never from
+        the core's copy). Called while the turn is paused; must not block."""
+        ...
 
 
 @runtime_checkable

@@ -231,7 +231,8 @@ class HarnessSession:
         }
         self.control.turn = None
         self.control.state = TurnState.SUSPENDED
-        return state
+        signer = self.agent.config.state_signer
+        return signer.sign(state) if signer is not None else state
 
     async def abort_turn(self, reason: str | None = None) -> None:
         """Abandon the paused (or suspended) turn: the runtime aborts it, the session goes idle.
@@ -278,13 +279,15 @@ class HarnessSession:
             )
         adapter_state = await self.control.adapter_session.stop()
         self.control.closed = "stopped"
-        return {
+        state: dict[str, Any] = {
             "version": STATE_VERSION,
             "kind": "stopped-session",
             "harness_id": self.harness_id,
             "session_id": self.session_id,
             "adapter": dict(adapter_state),
         }
+        signer = self.agent.config.state_signer
+        return signer.sign(state) if signer is not None else state
 
     async def destroy(self) -> None:
         """Release everything the session holds in the runtime. Idempotent.

@@ -29,6 +29,7 @@ from harness_core.parts.models import (
     ToolResultPart,
     parse_part,
 )
+from harness_core.testing.conformance.approval_match import ApprovalMatchChecks
 from harness_core.testing.conformance.checks import (
     check_stream_shape,
     final_results,
@@ -52,7 +53,7 @@ from harness_core.testing.conformance.scenario import (
 __all__ = ["AdapterConformanceSuite"]
 
 
-class AdapterConformanceSuite:
+class AdapterConformanceSuite(ApprovalMatchChecks):
     """Subclass as ``Test...`` in your plugin's tests; see the module docs.
 
     Class attributes:

@@ -18,6 +18,7 @@ from harness_core import (
     BuiltinTool,
     HostToolCall,
     Part,
+    PendingRequest,
     ToolCall,
     ToolCallPart,
     ToolErrorPart,
@@ -29,7 +30,7 @@ from .repair import CallProblem, RawCall
 from .state import CallState
 from .tools import BUILTIN_KINDS
 
-__all__ = ["announce", "dynamic", "invalid_call_parts", "result_parts", "tool_call"]
+__all__ = ["announce", "dynamic", "invalid_call_parts", "pending_requests", "result_parts", "tool_call"]
 
 
 def dynamic(name: str) -> bool | None:
@@ -43,6 +44,18 @@ def tool_call(call: CallState) -> ToolCall:
         tool_call_id=call.call_id, tool_name=call.name, input=dict(call.arguments),
         provider_executed=call.kind == "builtin",
     )
+
+
+def pending_requests(calls: Iterable[CallState]) -> list[PendingRequest]:
+    """What the runtime waits on among ``calls`` (the core checks approvals against it):
+    built-in calls awaiting approval and host calls awaiting their result."""
+    requests: list[PendingRequest] = []
+    for call in calls:
+        if call.kind == "builtin" and call.status == "approval" and call.approval_id is not None:
+            requests.append(PendingRequest(kind="approval", approval_id=call.approval_id, call=tool_call(call)))
+        elif call.kind == "host" and call.status == "waiting":
+            requests.append(PendingRequest(kind="tool-result", call=tool_call(call)))
+    return requests
 
 
 def announce(call: CallState, declaration: BuiltinTool | None = None) -> list[object]:
