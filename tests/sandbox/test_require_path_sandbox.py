@@ -6,7 +6,12 @@ from pathlib import Path
 
 import pytest
 
-from harness_core import HarnessAgent, HarnessCapabilityUnsupportedError, LocalSandbox, require_path_sandbox
+from harness_core import (
+    HarnessAgent,
+    HarnessCapabilityUnsupportedError,
+    LocalSandbox,
+    require_path_sandbox,
+)
 
 
 class NetworkConfined(LocalSandbox):
