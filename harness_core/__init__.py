@@ -15,11 +15,18 @@ from harness_core.adapter import (
     BuiltinFilterMode,
     HostToolCall,
     HostToolSpec,
+    PendingRequest,
+    PendingRequestsTurn,
     PromptRequest,
     StartRequest,
     TurnEnd,
 )
 from harness_core.agent.answers import ApprovalResponse, ToolResultContinuation
+from harness_core.agent.continuation_store import (
+    ContinuationReplayError,
+    ContinuationStore,
+    SqliteContinuationStore,
+)
 from harness_core.agent.harness_agent import HarnessAgent, PrepareCallOptions, ToolExecutionEnd
 from harness_core.agent.results import GenerateResult, StepResult, StreamResult
 from harness_core.agent.session import HarnessSession
@@ -38,6 +45,7 @@ from harness_core.errors import (
     HarnessConfigurationError,
     HarnessError,
     PluginLoadError,
+    StateIntegrityError,
     ToolDefinitionError,
     ToolInputError,
     ToolNameConflictError,
@@ -107,7 +115,13 @@ from harness_core.plugins.manager import (
     get_plugin_manager,
 )
 from harness_core.plugins.policies import enforces
-from harness_core.sandbox import CommandResult, LocalSandbox, Sandbox, SandboxView
+from harness_core.sandbox import (
+    CommandResult,
+    LocalSandbox,
+    Sandbox,
+    SandboxView,
+    require_path_sandbox,
+)
 from harness_core.tools.definition import (
     BuiltinTool,
     HarnessTool,
@@ -141,6 +155,8 @@ __all__ = [
     "BuiltinTool",
     "CallScheduler",
     "CommandResult",
+    "ContinuationReplayError",
+    "ContinuationStore",
     "ErrorPart",
     "ExecutionContext",
     "FilterRequest",
@@ -158,6 +174,8 @@ __all__ = [
     "HookFacade",
     "HostToolCall",
     "HostToolSpec",
+    "PendingRequest",
+    "PendingRequestsTurn",
     "LocalSandbox",
     "McpHttpServer",
     "McpServerConfig",
@@ -177,6 +195,7 @@ __all__ = [
     "ReasoningStartPart",
     "Sandbox",
     "SandboxView",
+    "SqliteContinuationStore",
     "StartPart",
     "StartRequest",
     "StartStepPart",
@@ -209,6 +228,7 @@ __all__ = [
     "ToolTimeout",
     "TurnEnd",
     "TurnState",
+    "StateIntegrityError",
     "TurnStateError",
     "Usage",
     "create_plugin_manager",
@@ -226,6 +246,7 @@ __all__ = [
     "normalize_output",
     "parse_mcp_servers",
     "parse_part",
+    "require_path_sandbox",
     "run_tool",
     "sanitize_text",
     "settle_error",

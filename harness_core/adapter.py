@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
-from typing import Any, Protocol, TypeAlias, runtime_checkable
+from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
 
 import attrs
 
@@ -69,6 +69,8 @@ __all__ = [
     "BuiltinFilterMode",
     "HostToolCall",
     "HostToolSpec",
+    "PendingRequest",
+    "PendingRequestsTurn",
     "PromptRequest",
     "StartRequest",
     "TurnEnd",
@@ -235,6 +237,45 @@ class TurnEnd:
     error_type: str | None = None
 
 
+@attrs.frozen
+class PendingRequest:
+    """One request the runtime holds open, as the runtime itself holds it.
+
+    Returned by the optional :meth:`PendingRequestsTurn.pending_requests` capability.
+    Before a paused turn continues, the agent checks every approval and client-side
+    result against these, so an approval runs exactly the call that was shown.
+
+    Attributes:
+        kind: ``"approval"`` (a :class:`BuiltinApprovalRequest` awaiting
+            ``submit_approval``) or ``"tool-result"`` (a :class:`HostToolCall` awaiting
+            ``submit_tool_result``).
+        call: the call the runtime will run or is waiting on: its id, the name the
+            runtime uses (native or common) and the exact input it will use.
+        approval_id: the approval id, for ``kind="approval"``; else ``None``.
+    """
+
+    kind: Literal["approval", "tool-result"]
+    call: ToolCall
+    approval_id: str | None = None
+
+
+@runtime_checkable
+class PendingRequestsTurn(Protocol):
+    """Optional :class:`AdapterTurn` capability: what the runtime actually holds pending.
+
+    An adapter turn that has a ``pending_requests()`` method lets the agent check, on every
+    continue (same process or ``continue_from``), that each approved call's tool name,
+    input, call id and approval id match what the runtime will run; a mismatch raises
+    :class:`~harness_core.errors.TurnStateError` and nothing runs. Without it the agent can
+    only trust its own record of the pending calls (the continuation state).
+    """
+
+    def pending_requests(self) -> Sequence[PendingRequest]:
+        """The requests the runtime waits on now, from the runtime's own state (never from
+        the core's copy). Called while the turn is paused; must not block."""
+        ...
+
+
 @runtime_checkable
 class AdapterTurn(Protocol):
     """One running turn of a runtime."""
@@ -264,11 +305,16 @@ class AdapterTurn(Protocol):
 class AdapterSession(Protocol):
     """Live runtime state of one harness session.
 
-    Optional attribute (read with ``getattr``, not part of the protocol): ``workspace_root``
-    (``str`` or path), the absolute directory the runtime works in when the session got no
-    sandbox and the adapter picked one itself (a ``cwd`` setting, the current directory).
-    The agent strips it from display paths in parts (``display_paths="relative"``); with a
-    sandbox, the sandbox root is used and the attribute is ignored.
+    Optional attributes (read with ``getattr``, not part of the protocol):
+
+    * ``runtime_tools: Mapping[str, BuiltinTool]``, the tools the runtime learned at run time
+      (an MCP server's tools, by ``mcp__<server>__<tool>``) as they are known now;
+      :attr:`HarnessSession.runtime_tools <harness_core.agent.session.HarnessSession.runtime_tools>`
+      shows it to the host. An adapter that does not know them leaves it out.
+    * ``workspace_root`` (``str`` or path), the absolute directory the runtime works in when
+      the session got no sandbox and the adapter picked one itself (a ``cwd`` setting). The
+      agent strips it from display paths in parts (``display_paths="relative"``); with a
+      sandbox, the sandbox root is used and the attribute is ignored.
     """
 
     async def prompt(self, request: PromptRequest) -> AdapterTurn:

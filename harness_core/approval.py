@@ -40,6 +40,7 @@ __all__ = [
     "ToolApprovalSetting",
     "merge_decisions",
     "mode_allows",
+    "parse_tool_approval",
 ]
 
 
@@ -135,9 +136,31 @@ class ApprovalDecision:
 
 
 ToolApprovalSetting: TypeAlias = (
-    "ApprovalStatus | str | Callable[[ToolCall, ApprovalContext], ApprovalStatus | str | None]"
+    "ApprovalStatus | str | Mapping[str, Any] "
+    "| Callable[[ToolCall, ApprovalContext], ApprovalStatus | str | Mapping[str, Any] | None]"
 )
-"""A host tool's ``tool_approval`` entry: a status or a function of the call."""
+"""A host tool's ``tool_approval`` entry: a status, ``{"type": status, "reason": text}``
+(the reason reaches the model on a denial), or a function of the call returning either."""
+
+
+def parse_tool_approval(value: object, *, where: str) -> tuple[ApprovalStatus, str | None]:
+    """A ``tool_approval`` value (status, or ``{"type": status, "reason": str | None}``) as
+    ``(status, reason)``.
+
+    Raises:
+        ValueError: not a status, or a mapping with other keys, no ``type`` or a non-string
+            ``reason`` (naming ``where``).
+    """
+    if isinstance(value, Mapping):
+        extra = sorted(str(k) for k in value if k not in ("type", "reason"))
+        if extra or "type" not in value:
+            raise ValueError(f"{where}: a decision mapping takes 'type' and an optional 'reason', "
+                             f"got keys {sorted(str(k) for k in value)}")
+        reason = value.get("reason")
+        if reason is not None and not isinstance(reason, str):
+            raise ValueError(f"{where}: 'reason' must be a string, got {type(reason).__name__}")
+        return ApprovalStatus.parse(value["type"], where=f"{where}['type']"), reason
+    return ApprovalStatus.parse(value, where=where), None
 
 
 @attrs.frozen(kw_only=True)

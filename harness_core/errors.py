@@ -17,6 +17,7 @@ __all__ = [
     "ToolDefinitionError",
     "ToolInputError",
     "ToolNameConflictError",
+    "StateIntegrityError",
     "TurnStateError",
 ]
 
@@ -89,4 +90,14 @@ class TurnStateError(HarnessError, RuntimeError):
 
     For example a new prompt while a turn is unfinished, continuing an idle session, or
     any call on a destroyed session.
+    """
+
+
+class StateIntegrityError(HarnessConfigurationError):
+    """Continuation or resume state failed its integrity check (``HarnessAgent(state_secret=...)``).
+
+    Raised by ``create_session(continue_from=...)`` / ``resume_from=`` when the state's HMAC
+    signature is missing, malformed or does not match (the state was altered, or signed with
+    another secret), or when signed state reaches an agent that has no secret to verify it.
+    Nothing of the state is used.
     """

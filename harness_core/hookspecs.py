@@ -50,7 +50,8 @@ fixture do the same.)
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Iterable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pluggy
@@ -62,6 +63,7 @@ if TYPE_CHECKING:
     from harness_core.approval import ApprovalContext, ApprovalDecision
     from harness_core.hook_contexts import ExecutionContext, FilterRequest, ProjectionContext
     from harness_core.parts.models import Part
+    from harness_core.sandbox import Sandbox
     from harness_core.tools.definition import BuiltinTool, HarnessTool, ToolCall
     from harness_core.tools.output import ToolOutput
 
@@ -235,6 +237,27 @@ def harness_cli_commands() -> Sequence[click.Command]:
     Combination: all results are added; a command whose name is already taken (by the
     core or an earlier plugin) is skipped with a message on stderr naming the plugin, so
     one plugin can never break the command line.
+    """
+    raise NotImplementedError
+
+
+@hookspec
+def harness_sandboxes() -> Mapping[str, Callable[[Path], Sandbox]]:
+    """Contribute sandbox factories, keyed by sandbox name (``harness run --sandbox NAME``).
+
+    Implemented by: sandbox provider plugins (``harness-sandbox-bwrap`` contributes
+    ``"bwrap"``). The name ``"local"`` (:class:`~harness_core.sandbox.LocalSandbox`) is the
+    core's own and cannot be contributed.
+
+    Returns:
+        ``{name: factory}``; a factory is called with the resolved workspace directory and
+        returns a :class:`~harness_core.sandbox.Sandbox` confining it, or raises (a
+        :class:`~harness_core.errors.HarnessCapabilityUnsupportedError` saying what is
+        missing) when it cannot confine commands on this machine: never an unconfined one.
+        Called at load time: import heavy dependencies inside the factory.
+
+    Combination: all results are merged; the same name from two plugins is an error naming
+    both plugins.
     """
     raise NotImplementedError
 

@@ -20,20 +20,27 @@ import pydantic
 
 from harness_core.adapter import Adapter
 from harness_core.agent.config_inputs import (
+    check_tool_approval,
     make_adapter,
     make_manager,
     merge_tools,
     name_set,
     tool_list,
 )
+from harness_core.agent.continuation_store import ContinuationStore
 from harness_core.agent.display import DisplayPaths
 from harness_core.agent.prepare import PrepareCall
+from harness_core.agent.state_signing import StateSigner
 from harness_core.agent.tool_context import (
     OnToolExecutionEnd,
     context_is_optional,
     validate_context,
 )
-from harness_core.approval import ApprovalStatus, PermissionMode, ToolApprovalSetting
+from harness_core.approval import (
+    ApprovalStatus,
+    PermissionMode,
+    ToolApprovalSetting,
+)
 from harness_core.errors import HarnessConfigurationError
 from harness_core.hook_contexts import OnError
 from harness_core.mcp import McpServerConfig, split_mcp_name
@@ -89,7 +96,14 @@ class AgentConfig:
         display_paths: DisplayPaths = "relative",
         plugins: Sequence[object] = (),
         plugin_manager: HarnessPluginManager | None = None,
+        state_secret: str | bytes | None = None,
+        continuation_store: ContinuationStore | None = None,
     ) -> None:
+        self._state_signer = StateSigner(state_secret) if state_secret is not None else None
+        if continuation_store is not None and not isinstance(continuation_store, ContinuationStore):
+            raise HarnessConfigurationError(
+                f"continuation_store must have a claim(key, session_id) method, got {type(continuation_store).__name__}")
+        self._continuation_store = continuation_store
         self._manager = make_manager(plugins, plugin_manager)
         hooks = self._manager.hooks
         self._adapter = make_adapter(self._manager, harness, harness_options)
@@ -123,7 +137,7 @@ class AgentConfig:
         self._instructions = instructions
         self._active, self._inactive = self._check_filters(active_tools, inactive_tools)
         self._check_capabilities()
-        self._tool_approval = self._check_tool_approval(tool_approval)
+        self._tool_approval = check_tool_approval(tool_approval, self._builtins, self._host_tools, self._harness_id)
         self._check_policy_plugins()
         self._tools_context = self.check_tools_context(tools_context, where="tools_context", at_construction=True)
 
@@ -191,33 +205,6 @@ class AgentConfig:
                 f"permission_mode {self._permission_mode.value!r} needs built-in approvals, which harness "
                 f"{self._harness_id!r} does not support; use permission_mode='allow-all'"
             )
-
-    def _check_tool_approval(self, settings: Mapping[str, ToolApprovalSetting] | None) -> dict[str, ToolApprovalSetting]:
-        if settings is None:
-            return {}
-        if not isinstance(settings, Mapping):
-            raise HarnessConfigurationError(
-                f"tool_approval must map host tool names to approval statuses, got {type(settings).__name__}"
-            )
-        checked: dict[str, ToolApprovalSetting] = {}
-        for name, setting in settings.items():
-            if name in self._builtins:
-                raise HarnessConfigurationError(
-                    f"tool_approval[{name!r}]: {name!r} is a built-in tool of harness {self._harness_id!r}; "
-                    "tool_approval applies to host tools, use permission_mode (or an approval policy plugin) for built-ins"
-                )
-            if name not in self._host_tools:
-                raise HarnessConfigurationError(
-                    f"tool_approval[{name!r}]: no host tool is named {name!r} "
-                    f"(host tools: {', '.join(sorted(self._host_tools)) or 'none'})"
-                )
-            if not callable(setting):
-                try:
-                    setting = ApprovalStatus.parse(setting, where=f"tool_approval[{name!r}]")
-                except ValueError as exc:
-                    raise HarnessConfigurationError(str(exc)) from None
-            checked[name] = setting
-        return checked
 
     def _policy_missing(self, setting: EnforcedSetting, plugin: str) -> str | None:
         """Why no loaded policy enforces ``setting`` (by its ``@enforces`` declaration, never
@@ -313,6 +300,16 @@ class AgentConfig:
     def on_tool_execution_end(self) -> OnToolExecutionEnd | None:
         """The ``on_tool_execution_end`` callback, or ``None``."""
         return self._on_tool_execution_end
+
+    @property
+    def continuation_store(self) -> ContinuationStore | None:
+        """The store that makes each suspended state continuable once, or ``None``."""
+        return self._continuation_store
+
+    @property
+    def state_signer(self) -> StateSigner | None:
+        """Signs and verifies continuation state (from ``state_secret``), or ``None``."""
+        return self._state_signer
 
     @property
     def on_error(self) -> OnError:

@@ -7,6 +7,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from harness_core.adapter import Adapter
+from harness_core.approval import ToolApprovalSetting, parse_tool_approval
 from harness_core.errors import HarnessConfigurationError, ToolNameConflictError
 from harness_core.plugins.manager import (
     HarnessPluginManager,
@@ -15,7 +16,7 @@ from harness_core.plugins.manager import (
 )
 from harness_core.tools.definition import BuiltinTool, HarnessTool
 
-__all__ = ["make_adapter", "make_manager", "merge_tools", "name_set", "tool_list"]
+__all__ = ["check_tool_approval", "make_adapter", "make_manager", "merge_tools", "name_set", "tool_list"]
 
 _HARNESS_ID = re.compile(r"[a-z0-9]+(-[a-z0-9]+)*")
 
@@ -149,3 +150,39 @@ def merge_tools(manager: HarnessPluginManager, builtins: Mapping[str, BuiltinToo
                 f"{harness_id!r}; rename the host tool"
             )
     return merged
+
+
+def check_tool_approval(settings: Mapping[str, ToolApprovalSetting] | None, builtins: Mapping[str, BuiltinTool],
+                    host_tools: Mapping[str, HarnessTool], harness_id: str) -> dict[str, ToolApprovalSetting]:
+    """Check ``tool_approval``: host tool names only; statuses, ``{"type", "reason"}`` mappings
+    (normalised) or functions.
+
+    Raises:
+        HarnessConfigurationError: not a mapping, a built-in or unknown name, a bad value.
+    """
+    if settings is None:
+        return {}
+    if not isinstance(settings, Mapping):
+        raise HarnessConfigurationError(
+            f"tool_approval must map host tool names to approval statuses, got {type(settings).__name__}"
+        )
+    checked: dict[str, ToolApprovalSetting] = {}
+    for name, setting in settings.items():
+        if name in builtins:
+            raise HarnessConfigurationError(
+                f"tool_approval[{name!r}]: {name!r} is a built-in tool of harness {harness_id!r}; "
+                "tool_approval applies to host tools, use permission_mode (or an approval policy plugin) for built-ins"
+            )
+        if name not in host_tools:
+            raise HarnessConfigurationError(
+                f"tool_approval[{name!r}]: no host tool is named {name!r} "
+                f"(host tools: {', '.join(sorted(host_tools)) or 'none'})"
+            )
+        if not callable(setting):
+            try:
+                status, reason = parse_tool_approval(setting, where=f"tool_approval[{name!r}]")
+                setting = {"type": status, "reason": reason} if reason is not None else status
+            except ValueError as exc:
+                raise HarnessConfigurationError(str(exc)) from None
+        checked[name] = setting
+    return checked

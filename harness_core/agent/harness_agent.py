@@ -29,6 +29,7 @@ from harness_core.agent.answers import (
     parse_tool_results,
 )
 from harness_core.agent.config import AgentConfig
+from harness_core.agent.continuation_store import ContinuationStore
 from harness_core.agent.display import DisplayPaths
 from harness_core.agent.one_shot import ApproveCallback, run_prompt
 from harness_core.agent.prepare import PrepareCall, PrepareCallOptions
@@ -77,14 +78,16 @@ class HarnessAgent:
             errors the model never sees.
         on_error: a raising host tool gives the model an error result
             (``"return-to-model"``, default) or fails the turn (``"fail"``).
-        tool_timeout: seconds before a host tool call becomes an error result; ``None``
-            (default) for no limit.
-        display_paths: ``"relative"`` (default) strips the workspace from paths in parts (docs/agent.md).
+        tool_timeout: seconds before a host tool call becomes an error result (None: no limit).
+        display_paths: ``"relative"`` (default) strips the workspace from paths in parts; ``"absolute"``.
         plugins: extra in-memory plugins (approval policies, tool packs, projections) for
             this agent only: they are registered on an isolated plugin manager (installed
             plugins are discovered too), or on ``plugin_manager`` when given.
         plugin_manager: the plugin manager to use (default: the process-wide one, or an
             isolated one when ``plugins`` are given).
+        state_secret: HMAC key (16+ bytes) signing and verifying state (:mod:`~harness_core.agent.state_signing`).
+        continuation_store: each suspended state continues once, in any process
+            (:mod:`harness_core.agent.continuation_store`: ``SqliteContinuationStore``).
 
     Raises:
         HarnessConfigurationError: an inconsistent configuration; the message names the
@@ -108,11 +111,10 @@ class HarnessAgent:
         prepare_call: PrepareCall | None = None,
         instructions: str | None = None,
         on_tool_execution_end: OnToolExecutionEnd | None = None,
-        on_error: OnError = "return-to-model",
-        tool_timeout: float | None = None,
+        on_error: OnError = "return-to-model", tool_timeout: float | None = None,
         display_paths: DisplayPaths = "relative",
-        plugins: Sequence[object] = (),
-        plugin_manager: HarnessPluginManager | None = None,
+        plugins: Sequence[object] = (), plugin_manager: HarnessPluginManager | None = None,
+        state_secret: str | bytes | None = None, continuation_store: ContinuationStore | None = None,
     ) -> None:
         self.config = AgentConfig(
             harness=harness, harness_options=harness_options, tools=tools, include_plugin_tools=include_plugin_tools,
@@ -120,7 +122,7 @@ class HarnessAgent:
             permission_mode=permission_mode, tools_context=tools_context, prepare_call=prepare_call,
             instructions=instructions, on_tool_execution_end=on_tool_execution_end, on_error=on_error,
             tool_timeout=tool_timeout, display_paths=display_paths, plugins=plugins, plugin_manager=plugin_manager,
-        )
+            state_secret=state_secret, continuation_store=continuation_store)
         """The checked, read-only configuration (:class:`~harness_core.agent.config.AgentConfig`)."""
 
     @property
@@ -140,8 +142,7 @@ class HarnessAgent:
 
     @property
     def tools(self) -> Mapping[str, HarnessTool | BuiltinTool]:
-        """The merged tool set, read-only: built-ins by common name (natives without one by
-        native name) and host tools by name."""
+        """The merged tool set, read-only: built-ins by common (else native) name, host tools by name."""
         return self.config.tools
 
     @property

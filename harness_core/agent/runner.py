@@ -35,6 +35,7 @@ from harness_core.adapter import (
     TurnEnd,
 )
 from harness_core.agent.answers import ApprovalResponse, ToolResultContinuation
+from harness_core.agent.approval_match import policy_denial
 from harness_core.agent.builtin_call import BuiltinCallPath
 from harness_core.agent.emitter import StreamEmitter
 from harness_core.agent.host_call import HostCallPath, normalize_continuation
@@ -247,10 +248,15 @@ class TurnRunner:
         for response in self._request.approvals:
             pending = turn.pending_approvals.pop(response.approval_id)
             builtin = pending.kind == "builtin"
-            self._emit_core(ToolApprovalResponsePart(approval_id=response.approval_id, approved=response.approved,
-                                                     reason=response.reason, provider_executed=builtin or None))
+            approved, reason = response.approved, response.reason
+            # A person's approval answers "ask"; it never overrides a policy's denial.
+            denial = policy_denial(pending, self._settings, self._host, self._builtin) if approved else None
+            if denial is not None:
+                approved, reason = False, f"approval overridden by the approval policies: {denial}"
+            self._emit_core(ToolApprovalResponsePart(approval_id=response.approval_id, approved=approved,
+                                                     reason=reason, provider_executed=builtin or None))
             path = self._builtin if builtin else self._host
-            await path.on_approval(turn, pending, response.approved, response.reason)
+            await path.on_approval(turn, pending, approved, reason)
         for continuation in self._request.results:
             pending_call = turn.pending_results.pop(continuation.tool_call_id)
             output = normalize_continuation(continuation.output, continuation.is_error)

@@ -30,6 +30,7 @@ from harness_core.agent.state import STATE_VERSION, PendingApprovalState, Pendin
 from harness_core.agent.turn_state import TurnState
 from harness_core.errors import TurnStateError
 from harness_core.sandbox import Sandbox
+from harness_core.tools.definition import BuiltinTool, HarnessTool
 
 if TYPE_CHECKING:
     from harness_core.agent.harness_agent import HarnessAgent
@@ -122,6 +123,20 @@ class HarnessSession:
     def adapter_session(self) -> AdapterSession:
         """The adapter's session object (for adapter-specific features)."""
         return self.control.adapter_session
+
+    @property
+    def runtime_tools(self) -> Mapping[str, BuiltinTool]:
+        """Tools the runtime learned at run time (an MCP server's tools, by
+        ``mcp__<server>__<tool>``), from the adapter session's optional ``runtime_tools``
+        attribute; empty when it has none. Read-only; may change as servers come and go."""
+        tools = getattr(self.control.adapter_session, "runtime_tools", None)
+        return MappingProxyType(dict(tools)) if isinstance(tools, Mapping) else MappingProxyType({})
+
+    @property
+    def tools(self) -> Mapping[str, HarnessTool | BuiltinTool]:
+        """Every tool of this session by harness-facing name: the agent's tools (host tools
+        and declared built-ins, ``agent.tools``) and the :attr:`runtime_tools`."""
+        return MappingProxyType({**self.agent.tools, **self.runtime_tools})
 
     @property
     def pending_approvals(self) -> Mapping[str, PendingApprovalState]:
@@ -221,7 +236,8 @@ class HarnessSession:
         }
         self.control.turn = None
         self.control.state = TurnState.SUSPENDED
-        return state
+        signer = self.agent.config.state_signer
+        return signer.sign(state) if signer is not None else state
 
     async def abort_turn(self, reason: str | None = None) -> None:
         """Abandon the paused (or suspended) turn: the runtime aborts it, the session goes idle.
@@ -268,13 +284,15 @@ class HarnessSession:
             )
         adapter_state = await self.control.adapter_session.stop()
         self.control.closed = "stopped"
-        return {
+        state: dict[str, Any] = {
             "version": STATE_VERSION,
             "kind": "stopped-session",
             "harness_id": self.harness_id,
             "session_id": self.session_id,
             "adapter": dict(adapter_state),
         }
+        signer = self.agent.config.state_signer
+        return signer.sign(state) if signer is not None else state
 
     async def destroy(self) -> None:
         """Release everything the session holds in the runtime. Idempotent.

@@ -26,9 +26,11 @@ from harness_core.adapter import (
 )
 from harness_core.agent.call_settings import CallSettings
 from harness_core.agent.config import AgentConfig
+from harness_core.agent.continuation_store import claim_state
 from harness_core.agent.session import HarnessSession
 from harness_core.agent.session_control import SessionControl
 from harness_core.agent.state import SuspendedTurnModel, parse_resume_state, parse_suspended_state
+from harness_core.agent.state_signing import check_signature
 from harness_core.agent.turn_record import TurnRecord
 from harness_core.agent.turn_state import TurnState
 from harness_core.errors import HarnessConfigurationError
@@ -61,8 +63,11 @@ async def open_session(
 
     if continue_from is not None and resume_from is not None:
         raise HarnessConfigurationError("pass either continue_from or resume_from, not both")
-    suspended = parse_suspended_state(continue_from, harness_id=config.harness_id) if continue_from is not None else None
-    resumed = parse_resume_state(resume_from, harness_id=config.harness_id) if resume_from is not None else None
+    signer = config.state_signer
+    suspended = parse_suspended_state(check_signature(continue_from, signer, "continue_from"),
+                                      harness_id=config.harness_id) if continue_from is not None else None
+    resumed = parse_resume_state(check_signature(resume_from, signer, "resume_from"),
+                                 harness_id=config.harness_id) if resume_from is not None else None
     stored_id = suspended.session_id if suspended else resumed.session_id if resumed else None
     if session_id is not None and (not isinstance(session_id, str) or not session_id):
         raise HarnessConfigurationError(f"session_id must be a non-empty string, got {session_id!r}")
@@ -144,6 +149,10 @@ async def open_session(
         resume_from=dict(resumed.adapter) if resumed else None,
         continue_from=dict(suspended.adapter) if suspended else None,
     )
+    if suspended is not None:
+        # Exactly once: claim the state before the runtime starts (ContinuationReplayError).
+        state = suspended.model_dump(mode="json")
+        await anyio.to_thread.run_sync(claim_state, config.continuation_store, state, session_id)
     adapter_session = await adapter.start(request)
     if config.display_paths == "relative":
         root = sandbox.root if sandbox is not None else getattr(adapter_session, "workspace_root", None)

@@ -18,6 +18,7 @@ import anyio
 
 from harness_core.adapter import PromptRequest
 from harness_core.agent.answers import ApprovalResponse, ToolResultContinuation
+from harness_core.agent.approval_match import check_runtime_match
 from harness_core.agent.config import AgentConfig
 from harness_core.agent.emitter import StreamEmitter
 from harness_core.agent.prepare import PrepareCallOptions
@@ -38,7 +39,9 @@ def check_answers(session: HarnessSession, approvals: Sequence[ApprovalResponse]
 
     Raises:
         ValueError: nothing to continue with, or an id answered twice.
-        TurnStateError: an id that is not pending, or a result for a call still awaiting approval.
+        TurnStateError: an id that is not pending, a result for a call still awaiting approval,
+            or an answer whose call the runtime does not hold pending exactly as recorded
+            (:func:`~harness_core.agent.approval_match.check_runtime_match`).
     """
     turn = session.control.turn
     if turn is None:
@@ -74,6 +77,7 @@ def check_answers(session: HarnessSession, approvals: Sequence[ApprovalResponse]
                 f"tool call {continuation.tool_call_id!r} is not waiting for a result in session "
                 f"{session.session_id!r} (pending tool calls: {', '.join(turn.pending_results) or 'none'})"
             )
+    check_runtime_match(turn, session.control.settings, approvals, results)
 
 
 async def _contexts_for(config: AgentConfig, session: HarnessSession, prompt: str | None,

@@ -6,6 +6,7 @@
     harness run "list the TODOs" --harness builtin --model openai:qwen2.5-coder \\
         --base-url http://localhost:11434/v1 --cwd ~/src/app --permission-mode allow-reads
     harness run "explain main.py" --json > parts.ndjson
+    harness run "run the tests" --sandbox bwrap      # commands inside bubblewrap, no network
 
 Rendering (rich): streaming text, reasoning, each tool call with its input (built-in or
 host) and its cut result, approval prompts (approve, deny, always for this tool), file
@@ -53,11 +54,12 @@ from rich.console import Console
 from harness_core.cli.run_approver import Approver
 from harness_core.cli.run_interrupts import ABORT_REASON, Interrupts
 from harness_core.cli.run_output import EXIT_CODES, JsonWriter, Renderer, Stats
+from harness_core.cli.sandbox_choice import make_sandbox
 from harness_core.errors import HarnessConfigurationError, HarnessError
 from harness_core.parts.models import AbortPart, Part, ToolApprovalRequestPart
 
 if TYPE_CHECKING:
-    from harness_core.sandbox import LocalSandbox
+    from harness_core.sandbox import Sandbox
 
 __all__ = ["COMMANDS", "EXIT_CODES", "run_command"]
 
@@ -131,6 +133,7 @@ async def _run_turn(
     harness: str,
     harness_options: dict[str, Any],
     cwd: Path,
+    sandbox_name: str,
     permission_mode: str,
     approve: str,
     as_json: bool,
@@ -139,7 +142,6 @@ async def _run_turn(
     interrupts: Interrupts,
 ) -> None:
     from harness_core.agent.harness_agent import HarnessAgent
-    from harness_core.sandbox import LocalSandbox
 
     try:
         agent = HarnessAgent(harness=harness, harness_options=harness_options or None,
@@ -148,7 +150,7 @@ async def _run_turn(
         raise _configuration_error(harness, exc) from None
     renderer = Renderer(console)
     sink: Callable[[Part], None] = JsonWriter(sys.stdout).part if as_json else renderer.part
-    sandbox = LocalSandbox(cwd)
+    sandbox = make_sandbox(sandbox_name, cwd)
 
     async def exit_now() -> None:
         """After a second Ctrl-C the runtime did not let go: kill the commands, say so, exit."""
@@ -192,7 +194,7 @@ async def _drive(
     *,
     prompt: str,
     harness: str,
-    sandbox: LocalSandbox,
+    sandbox: Sandbox,
     approve: str,
     renderer: Renderer,
     sink: Callable[[Part], None],
@@ -264,6 +266,9 @@ async def _drive(
 @click.option("--base-url", "base_url", default=None, help="Model endpoint (OpenAI-compatible local servers, proxies).")
 @click.option("--cwd", "cwd", type=click.Path(file_okay=False, path_type=Path), default=None,
               help="Workspace directory (default: the current directory).")
+@click.option("--sandbox", "sandbox_name", default="local", show_default=True,
+              help="Where commands run: local (the host, paths confined) or a provider's sandbox, "
+                   "e.g. bwrap (bubblewrap, no network) or bwrap-network.")
 @click.option("--permission-mode", "permission_mode",
               type=click.Choice(["allow-all", "allow-edits", "allow-reads"]), default="allow-edits",
               show_default=True, help="What built-in tools may do without asking.")
@@ -274,7 +279,8 @@ async def _drive(
               help="Extra adapter setting (repeatable; VALUE is JSON when it parses), e.g. -o max_steps=20.")
 @click.pass_context
 def run_command(ctx: click.Context, prompt: str, harness: str, model: str | None, base_url: str | None,
-                cwd: Path | None, permission_mode: str, approve: str, as_json: bool, options: tuple[str, ...]) -> None:
+                cwd: Path | None, permission_mode: str, approve: str, as_json: bool, options: tuple[str, ...],
+                sandbox_name: str = "local") -> None:
     """Run one turn of PROMPT on a harness and show what it does.
 
     Streams the answer, each tool call (built-in or host) with its result, approval
@@ -298,8 +304,8 @@ def run_command(ctx: click.Context, prompt: str, harness: str, model: str | None
     try:
         anyio.run(lambda: _run_turn(
             prompt=prompt, harness=harness, harness_options=harness_options, cwd=workspace,
-            permission_mode=permission_mode, approve=approve, as_json=as_json, console=console, stats=stats,
-            interrupts=interrupts,
+            sandbox_name=sandbox_name, permission_mode=permission_mode, approve=approve, as_json=as_json,
+            console=console, stats=stats, interrupts=interrupts,
         ))
     except KeyboardInterrupt:  # before the loop caught SIGINT itself, or after
         interrupts.count += 1

@@ -58,7 +58,7 @@ from harness_core.plugins.validation import check_result
 __all__ = ["COLLECT_HOOKS", "HookLedger", "PluginHookError", "attribute", "denial", "filter_names", "recording"]
 
 COLLECT_HOOKS: frozenset[str] = frozenset(
-    {"harness_adapters", "harness_tools", "harness_declare_builtins", "harness_cli_commands"}
+    {"harness_adapters", "harness_tools", "harness_declare_builtins", "harness_cli_commands", "harness_sandboxes"}
 )
 """Hooks whose per-plugin failures are recorded in the ledger rather than raised."""
 

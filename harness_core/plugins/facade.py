@@ -13,7 +13,7 @@ does, per hook:
   (:class:`~harness_core.plugins.attribution.PluginHookError`, a
   :class:`~harness_core.errors.HarnessConfigurationError` naming the plugin).
 * ``harness_adapters``, ``harness_tools``, ``harness_cli_commands``,
-  ``harness_declare_builtins``: a failing plugin that guards (implements the approval or
+  ``harness_sandboxes``, ``harness_declare_builtins``: a failing plugin that guards (implements the approval or
   filter hook) raises; another is skipped with a :class:`PluginLoadWarning`, marked failed
   in ``harness plugins`` and unregistered, so it never breaks other agents. Built-ins
   declared wrongly for the agent's own harness raise (its approvals depend on them).
@@ -27,7 +27,8 @@ from __future__ import annotations
 
 import inspect
 import warnings
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
 from harness_core.approval import (
@@ -62,6 +63,7 @@ if TYPE_CHECKING:
     from harness_core.adapter import AdapterFactory
     from harness_core.hook_contexts import ExecutionContext, FilterRequest, ProjectionContext
     from harness_core.plugins.manager import HarnessPluginManager
+    from harness_core.sandbox import Sandbox
     from harness_core.tools.definition import BuiltinTool, HarnessTool, ToolCall
 
 __all__ = ["HookFacade"]
@@ -249,6 +251,26 @@ class HookFacade:
     def _label(self, plugin: str) -> str:
         record = self._manager.record(plugin)
         return repr(plugin) if record is None else record.label
+
+    def sandbox_factory(self, name: str) -> Callable[[Path], Sandbox]:
+        """The sandbox factory contributed under ``name`` (``harness_sandboxes``).
+
+        Raises:
+            HarnessConfigurationError: no installed plugin provides ``name`` (the message
+                lists the available names, ``local`` included), or two plugins do.
+        """
+        found: dict[str, tuple[str, Callable[[Path], Sandbox]]] = {}
+        for plugin, result in self._collect("harness_sandboxes")[0]:
+            for key, factory in (result or {}).items():
+                if key in found:
+                    raise HarnessConfigurationError(
+                        f"sandbox {key!r} is contributed by both plugin {found[key][0]!r} and plugin {plugin!r}"
+                    )
+                found[key] = (plugin, factory)
+        if name not in found:
+            available = ", ".join(["local", *sorted(found)])
+            raise HarnessConfigurationError(f"no plugin provides sandbox {name!r} (available: {available})")
+        return found[name][1]
 
     def cli_commands(self) -> list[tuple[str, click.Command]]:
         """``(plugin name, command)`` pairs contributed by plugins (a failing one is skipped)."""

@@ -16,14 +16,23 @@ accepted.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Final, Literal, TypeVar
 
-from harness_core.approval import ApprovalContext, ApprovalDecision, ApprovalStatus, mode_allows
+from harness_core.approval import (
+    ApprovalContext,
+    ApprovalDecision,
+    ApprovalStatus,
+    mode_allows,
+    parse_tool_approval,
+)
 from harness_core.hookspecs import hookimpl
 from harness_core.tools.definition import BuiltinTool, HarnessTool, ToolCall
 
 __all__ = ["ENFORCES_ATTRIBUTE", "EnforcedSetting", "PermissionModePolicy", "ToolApprovalPolicy", "enforces"]
+
+logger = logging.getLogger("harness_core.approval")
 
 EnforcedSetting = Literal["tool_approval", "permission_mode"]
 """An agent setting an approval policy may declare it enforces."""
@@ -108,11 +117,22 @@ class ToolApprovalPolicy:
         setting = context.tool_approval.get(call.tool_name)
         if setting is None:
             return None
+        where = f"tool_approval[{call.tool_name!r}]"
         if callable(setting):
-            setting = setting(call, context)
-            if setting is None:
-                return None
-        status = ApprovalStatus.parse(setting, where=f"tool_approval[{call.tool_name!r}]")
+            # The host's function: its errors and wrong values are logged for the host and
+            # deny with a fixed message (the model never sees the host's exception text).
+            try:
+                setting = setting(call, context)
+                if setting is None:
+                    return None
+                status, reason = parse_tool_approval(setting, where=where)
+            except Exception:
+                logger.exception("%s: the tool_approval function failed or returned an invalid decision; "
+                                 "denying call %s", where, call.tool_call_id)
+                return ApprovalDecision(ApprovalStatus.DENIED,
+                                        f"the approval function for {call.tool_name!r} gave no valid decision")
+        else:
+            status, reason = parse_tool_approval(setting, where=where)
         if status is ApprovalStatus.NOT_APPLICABLE:
             return None
-        return ApprovalDecision(status, f"tool_approval for {call.tool_name!r} is {status.value}")
+        return ApprovalDecision(status, reason or f"tool_approval for {call.tool_name!r} is {status.value}")

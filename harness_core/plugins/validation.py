@@ -37,7 +37,7 @@ __all__ = [
     "validate_plugin",
 ]
 
-REGISTRATION_HOOKS: tuple[str, ...] = ("harness_adapters", "harness_tools", "harness_cli_commands")
+REGISTRATION_HOOKS: tuple[str, ...] = ("harness_adapters", "harness_tools", "harness_cli_commands", "harness_sandboxes")
 """Hooks without arguments, called once at load time to check their shape."""
 
 MAX_SCANNED_MODULES = 32
@@ -47,7 +47,7 @@ MAX_SCANNED_MODULES = 32
 def check_result(hook_name: str, result: object) -> None:
     """Raise ``TypeError`` when a registration hook's result has the wrong shape.
 
-    Shapes: ``harness_adapters`` a mapping of str to callable; ``harness_tools`` an
+    Shapes: ``harness_adapters`` and ``harness_sandboxes`` a mapping of str to callable; ``harness_tools`` an
     iterable of :class:`HarnessTool`; ``harness_declare_builtins`` an iterable of
     :class:`BuiltinTool`; ``harness_cli_commands`` an iterable of
     :class:`click.Command`; ``None`` always passes. Other hooks pass unchecked.
@@ -60,6 +60,12 @@ def check_result(hook_name: str, result: object) -> None:
         for key, factory in result.items():
             if not isinstance(key, str) or not callable(factory):
                 raise TypeError(f"harness_adapters: entry {key!r} must map a harness id to a callable factory")
+    elif hook_name == "harness_sandboxes":
+        if not isinstance(result, Mapping):
+            raise TypeError(f"harness_sandboxes must return a mapping of sandbox name to factory, got {type(result).__name__}")
+        for key, factory in result.items():
+            if not isinstance(key, str) or key == "local" or not callable(factory):
+                raise TypeError(f"harness_sandboxes: entry {key!r} must map a sandbox name (not 'local') to a callable factory")
     elif hook_name == "harness_tools":
         items = list(result) if isinstance(result, Iterable) and not isinstance(result, str) else None
         if items is None or not all(isinstance(t, HarnessTool) for t in items):

@@ -14,6 +14,7 @@ from harness_core.sandbox.environment import (
     is_secret_env_name,
 )
 from harness_core.sandbox.local import LocalSandbox
+from harness_core.sandbox.policy import require_path_sandbox
 from harness_core.sandbox.protocol import CommandResult, Sandbox, SandboxView
 from harness_core.sandbox.view import restricted_view
 
@@ -25,5 +26,6 @@ __all__ = [
     "Sandbox",
     "SandboxView",
     "is_secret_env_name",
+    "require_path_sandbox",
     "restricted_view",
 ]

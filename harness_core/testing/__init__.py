@@ -54,6 +54,7 @@ if TYPE_CHECKING:
         is_common_tool_name,
         resolve_tool_name,
     )
+    from harness_core.testing.mcp_servers import PNG_1X1, HttpMcpServer, stdio_server_config
     from harness_core.testing.plugin_isolation import IsolatedPlugins, isolated_plugin_manager
     from harness_core.testing.scripted_adapter import (
         CallBuiltin,
@@ -72,6 +73,9 @@ if TYPE_CHECKING:
     )
 
 _LAZY: dict[str, str] = {
+    "HttpMcpServer": "harness_core.testing.mcp_servers",
+    "PNG_1X1": "harness_core.testing.mcp_servers",
+    "stdio_server_config": "harness_core.testing.mcp_servers",
     "COMMON_TOOL_NAMES": "harness_core.testing._tools",
     "CallBuiltin": "harness_core.testing.scripted_adapter",
     "CallHost": "harness_core.testing.scripted_adapter",
@@ -141,6 +145,9 @@ def __dir__() -> list[str]:
 
 
 __all__ = [
+    "PNG_1X1",
+    "HttpMcpServer",
+    "stdio_server_config",
     "COMMON_TOOL_NAMES",
     "CallBuiltin",
     "CallHost",

@@ -45,6 +45,7 @@ from jsonschema import Draft202012Validator
 
 from harness_core.errors import ToolDefinitionError, ToolInputError
 from harness_core.tools.frozen import FrozenJsonObject
+from harness_core.tools.json_values import check_json_value, parse_arguments
 from harness_core.tools.schema_refs import RecursiveSchemaError, inline_refs
 from harness_core.tools.schema_subset import SUPPORTED_KEYWORDS, check_schema_subset
 
@@ -72,24 +73,25 @@ def _is_model_class(value: object) -> TypeGuard[type[pydantic.BaseModel]]:
 def decode_arguments(tool_name: str, arguments: object) -> object:
     """Decode tool-call arguments given as a JSON string, once.
 
-    ``None`` and an empty or blank string mean "no arguments" and become ``{}``. A
+    ``None``, JSON ``null`` and an empty or blank string mean "no arguments" and become
+    ``{}``; ``NaN``/``Infinity`` and nesting deeper than
+    :data:`~harness_core.tools.json_values.MAX_DEPTH` are refused. A
     ``str`` (or UTF-8 ``bytes``) is parsed as JSON exactly once: a JSON string that itself
     contains JSON is not decoded again. A mapping that is not a ``dict`` is copied into one
     (JSON Schema validation treats only ``dict`` as an object). Anything else is returned
     unchanged.
 
     Raises:
-        ToolInputError: when a string is not valid JSON (path ``$``).
+        ToolInputError: when a string is not valid JSON (path ``$``), or a non-finite
+            number or too deep nesting (its path).
     """
     if arguments is None:
         return {}
     if isinstance(arguments, str | bytes | bytearray):
         if not arguments.strip():
             return {}
-        try:
-            return json.loads(arguments)
-        except ValueError as exc:
-            raise ToolInputError(tool_name, [("$", f"arguments are not valid JSON: {exc}")]) from None
+        return parse_arguments(tool_name, arguments)
+    check_json_value(tool_name, arguments)
     if isinstance(arguments, Mapping) and not isinstance(arguments, dict):
         return dict(arguments)
     return arguments

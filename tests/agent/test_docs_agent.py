@@ -38,6 +38,9 @@ def test_the_examples_run(capsys: pytest.CaptureFixture[str]) -> None:
         "awaiting-approval ['approval-c1']",
         "Model saw: record: Execution denied: one note is enough | record: recorded two",
         "Done: record: recorded later",
+        "refused: the signature does not match",
+        "Done: record: recorded once",
+        "the second continue was refused",
         "record: recorded sync",
     ):
         assert expected in out, f"{expected!r} not printed; output:\n{out}"

@@ -29,6 +29,7 @@ from harness_core.parts.models import (
     ToolResultPart,
     parse_part,
 )
+from harness_core.testing.conformance.approval_match import ApprovalMatchChecks
 from harness_core.testing.conformance.checks import (
     check_automatic_denial,
     check_stream_shape,
@@ -53,7 +54,7 @@ from harness_core.testing.conformance.scenario import (
 __all__ = ["AdapterConformanceSuite"]
 
 
-class AdapterConformanceSuite(ParityChecks):
+class AdapterConformanceSuite(ApprovalMatchChecks, ParityChecks):
     """Subclass as ``Test...`` in your plugin's tests; see the module docs.
 
     Class attributes:

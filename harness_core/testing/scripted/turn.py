@@ -11,7 +11,13 @@ from typing import TYPE_CHECKING, Any, Literal
 import anyio
 import attrs
 
-from harness_core.adapter import AwaitingAnswers, BuiltinApprovalRequest, HostToolCall, TurnEnd
+from harness_core.adapter import (
+    AwaitingAnswers,
+    BuiltinApprovalRequest,
+    HostToolCall,
+    PendingRequest,
+    TurnEnd,
+)
 from harness_core.parts.models import Usage
 from harness_core.testing.scripted.actions import (
     Action,
@@ -114,6 +120,19 @@ class ScriptedTurn:
         return turn
 
     # -- answers -----------------------------------------------------------------------
+
+    def pending_requests(self) -> list[PendingRequest]:
+        """What this runtime waits on (the :class:`~harness_core.adapter.PendingRequestsTurn`
+        capability): built-in calls asked for approval and host calls awaiting a result."""
+        requests: list[PendingRequest] = []
+        for call in self.calls:
+            if call.state == "asked" and call.approval_id is not None:
+                requests.append(PendingRequest(kind="approval", approval_id=call.approval_id, call=ToolCall(
+                    tool_call_id=call.id, tool_name=call.native, input=call.input, provider_executed=True)))
+            elif call.kind == "host" and call.state == "waiting":
+                requests.append(PendingRequest(kind="tool-result", call=ToolCall(
+                    tool_call_id=call.id, tool_name=call.tool, input=call.input)))
+        return requests
 
     def _call_by(self, key: str, value: str) -> _Call:
         for call in self.calls:

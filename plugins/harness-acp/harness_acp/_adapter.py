@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness_core import StartRequest
+from harness_core import StartRequest, require_path_sandbox
 
 from ._session import AcpSession
 from ._settings import HARNESS_ID, AcpSettings
@@ -41,6 +41,7 @@ class AcpAdapter:
             HarnessCapabilityUnsupportedError: host tools on an agent that ignores MCP
                 servers, resuming without ``session/load``, continuing in another process.
         """
+        require_path_sandbox(self.harness_id, request.sandbox)  # never run unconfined silently
         session = AcpSession(self.settings, request)
         try:
             await session.open()

@@ -15,10 +15,14 @@ from harness_core import (
     HarnessConfigurationError,
     HarnessTool,
     LocalSandbox,
+    McpServerConfig,
+    Sandbox,
     StartRequest,
     ToolKind,
+    parse_mcp_servers,
 )
 
+from .mcp_tools import McpToolbox, default_cwd
 from .models import ModelClient, create_model_client, default_model_name
 from .session import BuiltinSession
 from .settings import (
@@ -54,6 +58,8 @@ class BuiltinAdapter:
     Attributes:
         harness_id: ``"builtin"``.
         model: the model name or client the sessions use (``None`` until configured).
+        mcp_servers: the MCP servers each session connects to, by name (their tools are
+            offered as ``mcp__<server>__<tool>``).
     """
 
     harness_id = HARNESS_ID
@@ -75,8 +81,10 @@ class BuiltinAdapter:
         read_only: frozenset[str],
         detect_file_changes: bool,
         instructions: str | None,
+        mcp_servers: Mapping[str, McpServerConfig] | None = None,
     ) -> None:
         self.model = model
+        self.mcp_servers: dict[str, McpServerConfig] = dict(mcp_servers or {})
         self.base_url = base_url
         self._api_key = api_key
         self.max_retries = max_retries
@@ -124,7 +132,21 @@ class BuiltinAdapter:
         owns = sandbox is None
         if sandbox is None:
             sandbox = LocalSandbox(Path(self.cwd) if self.cwd is not None else Path.cwd())
+        mcp: McpToolbox | None = None
+        if self.mcp_servers:
+            mcp = McpToolbox(self.mcp_servers, cwd=default_cwd(sandbox.root))
+            await mcp.start()
+        try:
+            return self._session(request, client, sandbox, owns, mcp)
+        except BaseException:
+            if mcp is not None:
+                await mcp.aclose()
+            raise
+
+    def _session(self, request: StartRequest, client: ModelClient, sandbox: Sandbox, owns: bool,
+                 mcp: McpToolbox | None) -> BuiltinSession:
         return BuiltinSession(
+            mcp=mcp,
             request=request,
             client=client,
             sandbox=sandbox,
@@ -189,6 +211,7 @@ def create_builtin_adapter(
     extra_tools: Mapping[str, HarnessTool] | None = None,
     detect_file_changes: bool = True,
     instructions: str | None = None,
+    mcp_servers: Mapping[str, object] | None = None,
 ) -> BuiltinAdapter:
     """Build the built-in harness adapter (the ``builtin`` factory of ``harness_adapters``).
 
@@ -210,14 +233,20 @@ def create_builtin_adapter(
         detect_file_changes: snapshot the workspace around ``bash`` calls and emit
             ``fileChange`` parts (True).
         instructions: text appended to the system prompt of every session.
+        mcp_servers: ``{name: config}`` MCP servers each session connects to when it
+            starts (:func:`~harness_core.parse_mcp_servers`: stdio ``command`` / ``args``
+            / ``env`` / ``cwd``, or ``{"type": "http", "url", "headers"}``); their tools
+            are offered as ``mcp__<server>__<tool>`` (docs/mcp.md).
 
     Raises:
         HarnessConfigurationError: a setting of the wrong type or out of range (the message
-            names it; also a ``ValueError``), or an extra tool named like a built-in.
+            names it; also a ``ValueError``), an extra tool named like a built-in, or a bad
+            MCP server entry (named with its field; secrets never shown).
     """
     _check_connection_settings(model=model, base_url=base_url, api_key=api_key, max_retries=max_retries,
                                timeout=timeout, cwd=cwd, detect_file_changes=detect_file_changes,
                                instructions=instructions)
+    servers = parse_mcp_servers(mcp_servers, where="builtin(mcp_servers=...)")
     tool_settings = tool_settings_from(tool_settings)
     limits = TurnLimits(
         max_steps=max_steps,
@@ -256,5 +285,6 @@ def create_builtin_adapter(
         read_only=frozenset(read_only),
         detect_file_changes=detect_file_changes,
         instructions=instructions,
+        mcp_servers=servers,
     )
 

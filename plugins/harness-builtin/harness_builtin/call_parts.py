@@ -15,8 +15,10 @@ from collections.abc import Iterable, Sequence
 from harness_core import (
     FILE_CHANGE_TOOL,
     BuiltinApprovalRequest,
+    BuiltinTool,
     HostToolCall,
     Part,
+    PendingRequest,
     ToolCall,
     ToolCallPart,
     ToolErrorPart,
@@ -28,7 +30,7 @@ from .repair import CallProblem, RawCall
 from .state import CallState
 from .tools import BUILTIN_KINDS
 
-__all__ = ["announce", "dynamic", "invalid_call_parts", "result_parts", "tool_call"]
+__all__ = ["announce", "dynamic", "invalid_call_parts", "pending_requests", "result_parts", "tool_call"]
 
 
 def dynamic(name: str) -> bool | None:
@@ -44,14 +46,27 @@ def tool_call(call: CallState) -> ToolCall:
     )
 
 
-def announce(call: CallState) -> list[object]:
+def pending_requests(calls: Iterable[CallState]) -> list[PendingRequest]:
+    """What the runtime waits on among ``calls`` (the core checks approvals against it):
+    built-in calls awaiting approval and host calls awaiting their result."""
+    requests: list[PendingRequest] = []
+    for call in calls:
+        if call.kind == "builtin" and call.status == "approval" and call.approval_id is not None:
+            requests.append(PendingRequest(kind="approval", approval_id=call.approval_id, call=tool_call(call)))
+        elif call.kind == "host" and call.status == "waiting":
+            requests.append(PendingRequest(kind="tool-result", call=tool_call(call)))
+    return requests
+
+
+def announce(call: CallState, declaration: BuiltinTool | None = None) -> list[object]:
     """What announces ``call`` (and marks it announced): a control event for a host call
-    or a call that waits for approval, else its ``tool-call`` part."""
+    or a call that waits for approval, else its ``tool-call`` part. ``declaration``
+    declares a tool learned at run time (an MCP tool) on its approval request."""
     call.announced = True
     if call.kind == "host":
         return [HostToolCall(tool_call(call))]
     if call.status == "approval" and call.approval_id is not None:
-        return [BuiltinApprovalRequest(call.approval_id, tool_call(call))]
+        return [BuiltinApprovalRequest(call.approval_id, tool_call(call), tool=declaration)]
     return [ToolCallPart(
         tool_call_id=call.call_id, tool_name=call.name, input=dict(call.arguments), provider_executed=True,
         dynamic=dynamic(call.name),
@@ -76,7 +91,8 @@ def result_parts(calls: Iterable[CallState]) -> list[Part]:
                                        error=call.content, provider_executed=True, dynamic=dynamic(call.name)))
         else:
             parts.append(ToolResultPart(tool_call_id=call.call_id, tool_name=call.name, input=dict(call.arguments),
-                                        output=call.content, provider_executed=True, dynamic=dynamic(call.name)))
+                                        output=call.output if call.output is not None else call.content,
+                                        provider_executed=True, dynamic=dynamic(call.name)))
         if call.changes:
             parts.extend(_file_change_parts(call))
     return parts

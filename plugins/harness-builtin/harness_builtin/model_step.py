@@ -83,9 +83,12 @@ class ModelStep:
             max_output_tokens=self._env.limits.max_output_tokens,
         )
         counters.steps += 1
+        if offer.mcp is not None:
+            for notice in offer.mcp.take_notices():  # MCP servers that failed or stopped
+                yield notice
         yield StartStepPart()
         response = ModelResponse()
-        async for part in self._streamer.stream(request, response, builtin_names=offer.builtin_names):
+        async for part in self._streamer.stream(request, response, builtin_names=offer.runtime_names):
             yield part
         done = response.done
         assert done is not None
@@ -115,7 +118,7 @@ class ModelStep:
         offer = self._offer
         # Inactive built-ins are not offered, but a call to one is refused, not repaired.
         inactive = offer.inactive()
-        host_schemas = offer.host_schemas()
+        host_schemas = offer.checked_schemas()
         checked: list[tuple[RawCall, Any]] = []
         problems: list[CallProblem] = []
         for raw in response.calls:
@@ -133,7 +136,7 @@ class ModelStep:
         """An unusable response: its invalid calls, then a repair, or the end of the turn
         when ``max_repairs`` is exceeded."""
         offer, limits = self._offer, self._env.limits
-        for part in invalid_call_parts(response.calls, problems, builtin_names=offer.builtin_names,
+        for part in invalid_call_parts(response.calls, problems, builtin_names=offer.runtime_names,
                                        host_names=offer.host_schemas()):
             yield part
         yield FinishStepPart(finish_reason=done.finish_reason, usage=done.usage,
@@ -190,11 +193,12 @@ class ModelStep:
         return True
 
     def _call_state(self, raw: RawCall, value: dict[str, Any]) -> CallState:
-        if raw.name in self._offer.tools:
+        if raw.name in self._offer.tools or self._offer.is_mcp(raw.name):
             if not self._offer.allows(raw.name):
+                what = "inactive MCP tool" if self._offer.is_mcp(raw.name) else "inactive built-in"
                 return CallState(call_id=raw.call_id, name=raw.name, arguments=value, kind="builtin",
                                  status="refused",
-                                 reason=f"tool {raw.name!r} is not available in this session (inactive built-in)")
+                                 reason=f"tool {raw.name!r} is not available in this session ({what})")
             status = "approval" if self._env.builtin_approvals else "approved"
             return CallState(call_id=raw.call_id, name=raw.name, arguments=value, kind="builtin", status=status,
                              approval_id=f"approval-{raw.call_id}" if status == "approval" else None)

@@ -4,6 +4,8 @@
 the host tools of the current prompt, which tools are read-only, and the instructions of
 the system prompt. The model step asks it which tools to offer (only read-only ones in
 repair mode) and how to check a call; the tool step asks which calls may run in parallel.
+The MCP tools of the session's connected servers (:class:`~harness_builtin.mcp_tools.McpToolbox`)
+are offered and filtered like built-ins, under their ``mcp__<server>__<tool>`` names.
 """
 
 from __future__ import annotations
@@ -11,8 +13,15 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from harness_core import BuiltinFilter, HarnessConfigurationError, HarnessTool, HostToolSpec
+from harness_core import (
+    BuiltinFilter,
+    BuiltinTool,
+    HarnessConfigurationError,
+    HarnessTool,
+    HostToolSpec,
+)
 
+from .mcp_tools import McpToolbox
 from .models.base import ToolSpec
 from .prompt import system_prompt
 from .workspace import Workspace
@@ -31,6 +40,8 @@ class ToolOffer:
         workspace: the workspace whose root the system prompt names.
         instructions: the adapter's and the start request's instructions (appended to the
             system prompt in this order, then the current prompt's).
+        mcp: the session's MCP tools (their connected servers' tools are offered after the
+            built-ins, filtered like them, by ``mcp__<server>__<tool>`` name).
 
     Raises:
         HarnessConfigurationError: a host tool has a built-in's name.
@@ -45,6 +56,7 @@ class ToolOffer:
         host_tools: Sequence[HostToolSpec],
         workspace: Workspace,
         instructions: Sequence[str | None] = (),
+        mcp: McpToolbox | None = None,
     ) -> None:
         self._tools = dict(tools)
         self._read_only = read_only
@@ -55,10 +67,11 @@ class ToolOffer:
         self._host_tools: tuple[HostToolSpec, ...] = ()
         self._prompt_instructions: str | None = None
         self._system: str | None = None
+        self._mcp = mcp
         self._set_host_tools(host_tools)
 
     def _set_host_tools(self, specs: Sequence[HostToolSpec]) -> None:
-        clash = sorted({spec.name for spec in specs} & set(self._tools))
+        clash = sorted({spec.name for spec in specs} & (set(self._tools) | self._mcp_known()))
         if clash:
             raise HarnessConfigurationError(
                 f"host tool(s) {', '.join(map(repr, clash))} have the name of a built-in tool of the "
@@ -90,6 +103,27 @@ class ToolOffer:
         return frozenset(self._specs)
 
     @property
+    def runtime_names(self) -> frozenset[str]:
+        """The tools the harness runs itself: the built-ins and every listed MCP tool."""
+        return frozenset(self._specs) | self._mcp_known()
+
+    def _mcp_known(self) -> frozenset[str]:
+        return self._mcp.known if self._mcp is not None else frozenset()
+
+    def mcp_tools(self) -> dict[str, BuiltinTool]:
+        """The MCP tools of the connected servers (active or not), declared by harness name."""
+        return self._mcp.declarations() if self._mcp is not None else {}
+
+    def is_mcp(self, name: str) -> bool:
+        """Whether ``name`` is a tool some MCP server of the session listed."""
+        return name in self._mcp_known()
+
+    @property
+    def mcp(self) -> McpToolbox | None:
+        """The session's MCP tools, if it has MCP servers."""
+        return self._mcp
+
+    @property
     def host_tools(self) -> tuple[HostToolSpec, ...]:
         """The current host tools."""
         return self._host_tools
@@ -100,21 +134,30 @@ class ToolOffer:
 
     def inactive(self) -> list[str]:
         """The built-ins the filter leaves out: not offered, and a call to one is refused."""
-        return [name for name in self._specs if not self.allows(name)]
+        names = [name for name in self._specs if not self.allows(name)]
+        return names + [name for name in self._mcp_known() if not self.allows(name)]
 
     def read_only_names(self) -> frozenset[str]:
         """The active read-only built-ins and the read-only host tools."""
         host = {spec.name for spec in self._host_tools if spec.read_only}
-        return frozenset({name for name in self._read_only if self.allows(name)} | host)
+        mcp = {name for name, tool in self.mcp_tools().items() if tool.read_only and self.allows(name)}
+        return frozenset({name for name in self._read_only if self.allows(name)} | host | mcp)
 
     def host_schemas(self) -> dict[str, Any]:
         """The host tools' input JSON Schemas by name."""
         return {spec.name: spec.input_schema for spec in self._host_tools}
 
+    def checked_schemas(self) -> dict[str, Any]:
+        """The JSON Schemas calls are checked against: the host tools' and the MCP tools'."""
+        mcp = {name: dict(tool.input_schema) for name, tool in self.mcp_tools().items()}
+        return {**mcp, **self.host_schemas()}
+
     def offered(self, *, repair_mode: bool) -> list[ToolSpec]:
         """The tools offered to the model: the active built-ins then the host tools; in
         repair mode only the read-only ones."""
         specs = [spec for name, spec in self._specs.items() if self.allows(name)]
+        specs.extend(ToolSpec(name, tool.description, dict(tool.input_schema))
+                     for name, tool in self.mcp_tools().items() if self.allows(name))
         specs.extend(ToolSpec(t.name, t.description, dict(t.input_schema)) for t in self._host_tools)
         if repair_mode:
             read_only = self.read_only_names()
@@ -125,5 +168,6 @@ class ToolOffer:
         """The system prompt for the current prompt (built once per prompt)."""
         if self._system is None:
             names = [n for n in self._tools if self.allows(n)] + [t.name for t in self._host_tools]
+            names += [n for n in self.mcp_tools() if self.allows(n)]
             self._system = system_prompt(self._workspace.root, names, [*self._instructions, self._prompt_instructions])
         return self._system

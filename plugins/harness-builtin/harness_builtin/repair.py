@@ -48,6 +48,8 @@ def _validate_host(schema: Mapping[str, Any], arguments: dict[str, Any]) -> list
         errors = sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
     except jsonschema.SchemaError:
         return []
+    except RecursionError:
+        return ["$: the arguments are nested too deeply"]
     problems = []
     for error in errors:
         path = "$" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in error.absolute_path)
@@ -82,12 +84,17 @@ def check_call(
         return None, CallProblem(call.call_id, call.name, f"there is no tool named {call.name!r} here (available: {listed})")
     text = call.arguments.strip() or "{}"
     try:
-        arguments = json.loads(text)
+        arguments = json.loads(text, parse_constant=_no_constant)
     except json.JSONDecodeError as exc:
         return None, CallProblem(
             call.call_id, call.name,
             f"the arguments are not valid JSON ({exc.msg} at line {exc.lineno} column {exc.colno}); you sent: {shown}",
         )
+    except (ValueError, RecursionError) as exc:
+        why = "nested too deeply" if isinstance(exc, RecursionError) else str(exc)
+        return None, CallProblem(call.call_id, call.name, f"the arguments are not valid JSON ({why}); you sent: {shown}")
+    if arguments is None:  # JSON null: no arguments
+        arguments = {}
     if not isinstance(arguments, dict):
         return None, CallProblem(
             call.call_id, call.name, f"the arguments must be a JSON object, not {type(arguments).__name__}: {shown}"
@@ -105,6 +112,10 @@ def check_call(
         if problems:
             return None, CallProblem(call.call_id, call.name, "invalid arguments: " + "; ".join(problems))
     return arguments, None
+
+
+def _no_constant(name: str) -> object:
+    raise ValueError(f"{name} is not a JSON number")
 
 
 def repair_note(problems: Sequence[CallProblem], read_only_tools: Sequence[str]) -> str:

@@ -12,6 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from harness_core import (
+    BuiltinTool,
     HarnessTool,
     PromptRequest,
     Sandbox,
@@ -22,6 +23,7 @@ from harness_core import (
 from .conversation import Message
 from .environment import TurnEnvironment
 from .live import LiveConversation
+from .mcp_tools import McpToolbox
 from .models.base import ModelClient
 from .offer import ToolOffer
 from .settings import ToolSettings, TurnLimits
@@ -68,6 +70,7 @@ class BuiltinSession:
         tool_settings: ToolSettings,
         detect_file_changes: bool,
         instructions: str | None,
+        mcp: McpToolbox | None = None,
     ) -> None:
         self.request = request
         self.client = client
@@ -82,8 +85,9 @@ class BuiltinSession:
         self._offer = ToolOffer(
             tools=self.tools, read_only=read_only, builtin_filter=request.builtin_filter,
             host_tools=request.host_tools, workspace=self.workspace,
-            instructions=[instructions, request.instructions],
+            instructions=[instructions, request.instructions], mcp=mcp,
         )
+        self._mcp = mcp
         self._environment = TurnEnvironment(
             session_id=request.session_id, client=client, sandbox=sandbox, workspace=self.workspace,
             limits=limits, tool_settings=tool_settings, detect_file_changes=detect_file_changes,
@@ -99,6 +103,16 @@ class BuiltinSession:
             state = load_state(_adapter_part(state_data), where="continue_from" if continuing else "resume_from")
             self._conversation = LiveConversation.from_state(state, continuing=continuing)
             self._continuable = self._conversation.pending is not None
+
+    @property
+    def runtime_tools(self) -> Mapping[str, BuiltinTool]:
+        """The MCP tools of the connected servers, declared by ``mcp__<server>__<tool>``
+        name (the :class:`~harness_core.adapter.AdapterSession` ``runtime_tools``)."""
+        return self._offer.mcp_tools()
+
+    async def _close_mcp(self) -> None:
+        if self._mcp is not None:
+            await self._mcp.aclose()
 
     def _new_turn(self, *, prompt: str | None = None, compact_only: bool = False) -> BuiltinTurn:
         turn = BuiltinTurn(
@@ -175,6 +189,7 @@ class BuiltinSession:
         self._continuable = self._conversation.pending is not None
         state = self._state(with_pending=True)
         await self.client.aclose()
+        await self._close_mcp()
         return state
 
     async def stop(self) -> dict[str, Any]:
@@ -187,6 +202,7 @@ class BuiltinSession:
         self._conversation.close_pending("Not run: the session was stopped before this call finished.")
         state = self._state(with_pending=False)
         await self.client.aclose()
+        await self._close_mcp()
         return state
 
     async def destroy(self) -> None:
@@ -197,6 +213,7 @@ class BuiltinSession:
         if turn is not None:
             await turn.abort()
         self._destroyed = True
+        await self._close_mcp()
         if self._owns_sandbox:
             await self.sandbox.stop()
         await self.client.aclose()

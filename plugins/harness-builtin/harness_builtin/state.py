@@ -42,6 +42,7 @@ class CallState(_State):
     approval_id: str | None = None
     reason: str | None = None
     content: str | None = None
+    output: Any = None
     is_error: bool = False
     changes: list[dict[str, str]] = pydantic.Field(default_factory=list)
     announced: bool = False

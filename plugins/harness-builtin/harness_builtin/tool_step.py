@@ -68,9 +68,10 @@ class ToolStep:
         """
         pending = self._conversation.pending
         assert pending is not None
+        declarations = self._offer.mcp_tools()
         for call in pending.calls:
             if not call.announced:
-                for event in announce(call):
+                for event in announce(call, declarations.get(call.name)):
                     yield event
         if any(c.status == "approval" for c in pending.calls):
             yield AwaitingAnswers()
@@ -103,6 +104,16 @@ class ToolStep:
 
     def _runner(self, call: CallState) -> Callable[[], Awaitable[ToolOutput]]:
         env = self._env
+        mcp = self._offer.mcp
+        if mcp is not None and self._offer.is_mcp(call.name):
+            deadline = env.limits.call_deadline
+
+            async def run_mcp() -> ToolOutput:
+                output = await mcp.call(call.name, dict(call.arguments), timeout=deadline)
+                call.output = output.value
+                return output
+
+            return run_mcp
         tool = self._offer.tools[call.name]
         context = ToolContext(
             tool_call_id=call.call_id, tool_name=call.name, session_id=env.session_id,

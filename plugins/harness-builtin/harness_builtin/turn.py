@@ -21,8 +21,9 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 
-from harness_core import ToolOutput
+from harness_core import PendingRequest, ToolOutput
 
+from .call_parts import pending_requests
 from .compaction_step import Compactor
 from .conversation import AssistantMessage, UserMessage
 from .ending import limit_end, turn_end
@@ -123,6 +124,13 @@ class BuiltinTurn:
         call.status = "approved" if approved else "denied"
         call.reason = reason
         self._signals.wake()
+
+    def pending_requests(self) -> list[PendingRequest]:
+        """The calls of the pending step this runtime waits on (the
+        :class:`~harness_core.PendingRequestsTurn` capability): read from the step the
+        turn will run, so the core can check an approval against it."""
+        pending = self._conversation.pending
+        return [] if pending is None else pending_requests(pending.calls)
 
     async def abort(self) -> None:
         """Stop the turn now: a running model call or command is cancelled (its process

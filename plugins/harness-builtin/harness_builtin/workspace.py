@@ -12,12 +12,22 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any, Final
+from typing import Any, Final, Protocol, runtime_checkable
 
 import attrs
 import pathspec
 
-from harness_core import LocalSandbox, Sandbox
+from harness_core import Sandbox
+
+
+@runtime_checkable
+class ConfinedBytes(Protocol):
+    """A sandbox with link-safe byte reads and writes (``LocalSandbox``, ``BwrapSandbox``):
+    the resolved path is opened without following links swapped in after the check."""
+
+    def read_bytes(self, path: str, *, max_bytes: int | None = None) -> bytes: ...
+
+    def write_bytes(self, path: str, data: bytes) -> bool: ...
 
 __all__ = ["DEFAULT_IGNORED_DIRS", "Workspace"]
 
@@ -82,8 +92,8 @@ class Workspace:
         return rel or "."
 
     def read_bytes(self, path: str, *, max_bytes: int | None = None) -> bytes:
-        """Read a file inside the workspace (link swaps refused with a :class:`LocalSandbox`)."""
-        if isinstance(self.sandbox, LocalSandbox):
+        """Read a file inside the workspace (link swaps refused with a :class:`ConfinedBytes` sandbox)."""
+        if isinstance(self.sandbox, ConfinedBytes):
             return self.sandbox.read_bytes(path, max_bytes=max_bytes)
         real = self.resolve(path)
         with open(real, "rb") as handle:
@@ -91,7 +101,7 @@ class Workspace:
 
     def write_bytes(self, path: str, data: bytes) -> bool:
         """Create or replace a file inside the workspace; True when it was created."""
-        if isinstance(self.sandbox, LocalSandbox):
+        if isinstance(self.sandbox, ConfinedBytes):
             return self.sandbox.write_bytes(path, data)
         real = self.resolve(path)
         created = not os.path.lexists(real)

@@ -118,6 +118,19 @@ async def test_edit_errors(call_tool, workspace: Path) -> None:
     assert (workspace / "m.py").read_text() == "a = 1\na = 1\n"
 
 
+async def test_edit_counts_overlapping_occurrences_and_names_their_lines(call_tool, workspace: Path) -> None:
+    (workspace / "a.txt").write_text("aaa")
+    out = await call_tool("edit", {"file_path": "a.txt", "old_string": "aa", "new_string": "b"})
+    assert out.is_error and "occurs 2 times" in out.content and "line 1;" in out.content
+    (workspace / "n.txt").write_text("x\n\n\ny")
+    out = await call_tool("edit", {"file_path": "n.txt", "old_string": "\n\n", "new_string": "\n"})
+    assert out.is_error and "occurs 2 times" in out.content and "lines 1, 2;" in out.content
+    assert (workspace / "a.txt").read_text() == "aaa" and (workspace / "n.txt").read_text() == "x\n\n\ny"
+    (workspace / "m.py").write_text("a = 1\nb = 2\na = 1\n")
+    out = await call_tool("edit", {"file_path": "m.py", "old_string": "a = 1", "new_string": "a = 3"})
+    assert out.is_error and "starting on lines 1, 3;" in out.content
+
+
 async def test_edit_replace_all(call_tool, workspace: Path) -> None:
     (workspace / "m.py").write_text("a = 1\na = 1\n")
     out = await call_tool("edit", {"file_path": "m.py", "old_string": "a = 1", "new_string": "a = 3", "replace_all": True})

@@ -70,6 +70,12 @@ class ClaudeCodeAdapter:
             )
         return ClaudeCodeSession(self.settings, request)
 
+    @property
+    def mcp_servers(self) -> dict[str, Any]:
+        """The external MCP servers by name: ``McpStdioServer`` / ``McpHttpServer`` configs and
+        the SDK's own ``sdk`` / ``sse`` entries (the core reads the names, for filters)."""
+        return dict(self.settings.mcp_servers)
+
     def __repr__(self) -> str:
         model = self.settings.model or "default model"
         return f"<ClaudeCodeAdapter {model}>"
@@ -82,9 +88,12 @@ def claude_code(**settings: Any) -> ClaudeCodeAdapter:
         model (str): the model id (``--model``); Claude Code's default otherwise.
         base_url (str): the Anthropic API base URL, without ``/v1`` (``ANTHROPIC_BASE_URL``).
         api_key (str): the API key (``ANTHROPIC_API_KEY``).
-        mcp_servers (dict): external MCP servers, ``{name: {"command": ..., "args": [...]}``
-            or ``{"type": "http" | "sse", "url": ...}``; their tools reach the runtime as
-            dynamic provider-executed tools. The name ``harness`` is reserved.
+        mcp_servers (dict): external MCP servers checked by
+            :func:`~harness_core.parse_mcp_servers` (stdio ``{"command", "args", "env",
+            "cwd"}`` or ``{"type": "http", "url", "headers"}``), plus the SDK's own
+            ``{"type": "sdk", "instance": ...}`` and ``{"type": "sse", "url": ...}``
+            entries; their tools are ``mcp__<server>__<tool>``, dynamic provider-executed
+            tools. The name ``harness`` is reserved.
         env (dict[str, str]): environment overrides for the CLI process.
         home (path): the CLI's ``HOME``; config_dir (path): its ``CLAUDE_CONFIG_DIR``.
         cli_path (path): a Claude Code executable instead of the bundled one.

@@ -16,6 +16,7 @@ Environment, in increasing precedence (``claude-agent-sdk`` merges it over ``os.
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -26,6 +27,8 @@ import attrs
 from harness_core import BuiltinFilter
 
 from ._builtins import BUILTINS, native_names
+from ._external_mcp import disallowed_mcp
+from ._sandboxing import CONFINED_NATIVES
 from ._settings import ClaudeCodeSettings
 
 if TYPE_CHECKING:
@@ -56,6 +59,8 @@ class ProcessSpec:
         host_tool_key: identifies the host tool set (a change restarts the process).
         resume: the Claude Code session id to resume, or ``None`` for a new session.
         continue_interrupted: set ``CLAUDE_CODE_RESUME_INTERRUPTED_TURN=1``.
+        sandbox: Claude Code ``sandbox`` settings as JSON (:mod:`._sandboxing`), applied
+            after ``extra_options`` so they cannot be turned off there; ``None`` for none.
     """
 
     cwd: Path
@@ -65,6 +70,7 @@ class ProcessSpec:
     host_tool_key: tuple[Any, ...] = ()
     resume: str | None = None
     continue_interrupted: bool = False
+    sandbox: str | None = None
 
     def same_process(self, other: ProcessSpec) -> bool:
         """True when a process started for ``other`` can serve this spec."""
@@ -74,6 +80,7 @@ class ProcessSpec:
             and self.builtin_filter == other.builtin_filter
             and self.instructions == other.instructions
             and self.host_tool_key == other.host_tool_key
+            and self.sandbox == other.sandbox
         )
 
 
@@ -126,13 +133,18 @@ def build_options(
 
     Built-ins are filtered natively: ``tools=`` lists the active natives (so inactive ones
     are never offered) and ``disallowed_tools=`` names the inactive ones (so a call to one
-    is refused with "No such tool available"). Without prompts the process runs in
+    is refused with "No such tool available"), filtered-out external MCP servers and tools
+    included (``mcp__<server>`` / ``mcp__<server>__<tool>``). Without prompts the process runs in
     ``bypassPermissions``; otherwise in ``default`` mode with ``can_use_tool`` and a
     ``PreToolUse`` hook answering ``ask``, so every built-in call reaches the callback.
     """
     from claude_agent_sdk import ClaudeAgentOptions
 
     tools, disallowed = _tool_lists(spec.builtin_filter)
+    if spec.sandbox is not None:  # natives outside Claude Code's sandbox are withheld
+        disallowed = sorted({*disallowed, *(t for t in tools if t not in CONFINED_NATIVES)})
+        tools = [t for t in tools if t in CONFINED_NATIVES]
+    disallowed += disallowed_mcp(settings.mcp_servers, spec.builtin_filter)
     options: dict[str, Any] = {
         "cwd": str(spec.cwd),
         "env": process_env(settings, bypass=spec.bypass, continue_interrupted=spec.continue_interrupted),
@@ -163,4 +175,6 @@ def build_options(
     if settings.setting_sources is not None:
         options["setting_sources"] = list(settings.setting_sources)
     options.update(settings.extra_options)
+    if spec.sandbox is not None:
+        options["sandbox"] = json.loads(spec.sandbox)
     return ClaudeAgentOptions(**options)

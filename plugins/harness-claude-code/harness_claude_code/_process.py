@@ -20,6 +20,7 @@ import attrs
 from harness_core import HostToolSpec
 
 from ._callbacks import RuntimeCallbacks
+from ._external_mcp import McpCatalog, sdk_server_config
 from ._mcp import build_host_server
 from ._options import ProcessSpec, build_options
 from ._runtime import Runtime, RuntimeStartError
@@ -28,6 +29,10 @@ from ._settings import HOST_SERVER, ClaudeCodeSettings
 __all__ = ["SessionProcess"]
 
 _MISSING_SESSION: Final = "No conversation found"
+
+
+MCP_WAIT: Final = 60.0
+"""Seconds a new process waits for its external MCP servers to connect."""
 
 
 class SessionProcess:
@@ -40,6 +45,7 @@ class SessionProcess:
         on_exit: called when the current process's stream ends (the error, or ``None``).
 
     Attributes:
+        mcp: what the CLI reported about the external MCP servers (kinds, failures).
         lost_session: the Claude Code session id a resume could not find (the last
             :meth:`ensure` started a new session instead), else ``None``.
     """
@@ -55,6 +61,7 @@ class SessionProcess:
         self._cost_seen = 0.0
         self._lock = anyio.Lock()
         self.lost_session: str | None = None
+        self.mcp = McpCatalog(settings.mcp_servers)
 
     @property
     def pids(self) -> list[int]:
@@ -104,12 +111,25 @@ class SessionProcess:
                 runtime = self._new_runtime(host_tools, spec)
                 await runtime.start()
             self._runtime, self._spec, self._cost_seen = runtime, spec, 0.0
+            if self._settings.mcp_servers:
+                await self._record_mcp(runtime)
             return runtime
+
+    async def _record_mcp(self, runtime: Runtime) -> None:
+        """Wait (up to ``MCP_WAIT`` seconds) until the CLI has connected or failed every
+        external MCP server, and record what it reports."""
+        with anyio.move_on_after(MCP_WAIT):
+            while True:
+                status = await runtime.mcp_status()
+                self.mcp.record(status)
+                if not any(s.get("status") == "pending" for s in status.get("mcpServers") or []):
+                    return
+                await anyio.sleep(0.2)
 
     def _new_runtime(self, host_tools: Sequence[HostToolSpec], spec: ProcessSpec) -> Runtime:
         from claude_agent_sdk import HookMatcher
 
-        servers: dict[str, Any] = dict(self._settings.mcp_servers)
+        servers: dict[str, Any] = {name: sdk_server_config(config) for name, config in self._settings.mcp_servers.items()}
         if host_tools:
             servers[HOST_SERVER] = build_host_server(HOST_SERVER, host_tools, self._callbacks.host_call)
         holder: list[Runtime] = []

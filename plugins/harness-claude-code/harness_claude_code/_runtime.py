@@ -87,6 +87,11 @@ class Runtime:
         self.pid = child_with_env(PROCESS_MARKER, self._marker)
         self._reader = spawn_detached(self._read(client))
 
+    async def mcp_status(self) -> dict[str, Any]:
+        """The CLI's MCP server status (``get_mcp_status``); empty when not connected."""
+        client = self._client
+        return dict(await client.get_mcp_status()) if client is not None else {}
+
     async def _read(self, client: ClaudeSDKClient) -> None:
         error: BaseException | None = None
         try:

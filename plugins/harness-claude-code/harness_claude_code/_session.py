@@ -10,11 +10,13 @@ MCP server) route to the current turn.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from harness_core import (
+    BuiltinTool,
+    ErrorPart,
     HarnessConfigurationError,
     HostToolSpec,
     PromptRequest,
@@ -27,6 +29,7 @@ from ._continuation import await_transcript, prepare_continuation
 from ._options import ProcessSpec, config_dir_of
 from ._process import SessionProcess
 from ._runtime import RuntimeStartError
+from ._sandboxing import sandbox_settings
 from ._settings import ClaudeCodeSettings
 from ._state import ContinueState, ResumeState, parse_continue_state, parse_resume_state
 from ._transcript import relocate_transcript
@@ -79,6 +82,8 @@ class ClaudeCodeSession:
         if not cwd.is_dir():
             raise HarnessConfigurationError(f"claude-code session {self.session_id!r}: workspace {str(cwd)!r} is not a directory")
         self.cwd = cwd.resolve()
+        runtime_dirs = [config_dir_of(settings), *([settings.home] if settings.home is not None else [])]
+        self._sandbox = sandbox_settings(request.sandbox, self.cwd, runtime_dirs)
         if self.claude_session_id is not None and state_cwd is not None and Path(state_cwd) != self.cwd:
             relocate_transcript(config_dir_of(settings), self.claude_session_id, self.cwd)
         self._turn: ClaudeCodeTurn | None = None
@@ -101,6 +106,15 @@ class ClaudeCodeSession:
         """Record an unexpected CLI exit in :attr:`runtime_error`; returns the message."""
         self.runtime_error = self.describe_exit(error)
         return self.runtime_error
+
+    def mcp_declaration(self, native_name: str) -> BuiltinTool | None:
+        """The declaration of an external MCP tool for its approval request, else None."""
+        return self._process.mcp.declaration(native_name)
+
+    @property
+    def runtime_tools(self) -> Mapping[str, BuiltinTool]:
+        """The external MCP servers' tools the CLI reported, by ``mcp__<server>__<tool>``."""
+        return self._process.mcp.tools
 
     async def abort_runtime(self) -> None:
         """Interrupt the CLI (so it stops its tools), then kill its whole process tree."""
@@ -136,6 +150,7 @@ class ClaudeCodeSession:
         return ProcessSpec(
             cwd=self.cwd, bypass=self._bypass, builtin_filter=self._filter, instructions=instructions,
             host_tool_key=key, resume=self.claude_session_id, continue_interrupted=continue_interrupted,
+            sandbox=self._sandbox,
         )
 
     async def _ensure_process(self, host_tools: Sequence[HostToolSpec], spec: ProcessSpec) -> None:
@@ -177,6 +192,8 @@ class ClaudeCodeSession:
         turn = self._turn = self._new_turn(kind)
         try:
             await self._ensure_process(host_tools, self._spec_for(host_tools, instructions))
+            for message in self._process.mcp.failures():
+                turn.notice(ErrorPart(error=message, error_type="mcp-server-failed"))
             await self._process.send(text)
         except RuntimeStartError as error:
             turn.fail_now(str(error), "runtime-start")

@@ -9,7 +9,7 @@ from typing import Any, Final
 
 import attrs
 
-from harness_core import HarnessConfigurationError
+from harness_core import HarnessConfigurationError, McpServerConfig, parse_mcp_servers
 
 __all__ = ["HARNESS_ID", "HOST_PREFIX", "HOST_SERVER", "RESERVED_OPTIONS", "ClaudeCodeSettings"]
 
@@ -70,36 +70,25 @@ def _str_mapping(value: object, name: str) -> dict[str, str]:
     return dict(value)
 
 
-def _mcp_servers(value: object) -> dict[str, dict[str, Any]]:
-    if value is None:
-        return {}
+def _mcp_servers(value: object) -> dict[str, McpServerConfig | dict[str, Any]]:
+    """The core's server configs (:func:`~harness_core.parse_mcp_servers`), plus the SDK's own
+    ``{"type": "sdk", "instance": ...}`` and ``{"type": "sse", "url": ...}`` entries."""
+    where = "claude_code(mcp_servers=...)"
     if not isinstance(value, Mapping):
-        raise HarnessConfigurationError(
-            f"claude_code(mcp_servers=...): expected a mapping of server name to config, got {value!r}"
-        )
-    servers: dict[str, dict[str, Any]] = {}
+        return dict(parse_mcp_servers(value, where=where))
+    sdk: dict[str, dict[str, Any]] = {}
     for name, config in value.items():
-        where = f"claude_code(mcp_servers={{{name!r}: ...}})"
-        if not isinstance(name, str) or not name:
-            raise HarnessConfigurationError(f"claude_code(mcp_servers=...): server names must be non-empty strings, got {name!r}")
-        if name == HOST_SERVER:
-            raise HarnessConfigurationError(f"{where}: the name {HOST_SERVER!r} is reserved for host tools")
-        if not isinstance(config, Mapping):
-            raise HarnessConfigurationError(f"{where}: expected a config mapping, got {config!r}")
-        kind = config.get("type", "stdio")
-        if kind == "stdio":
-            if not isinstance(config.get("command"), str) or not config["command"]:
-                raise HarnessConfigurationError(f"{where}: a stdio server needs a non-empty 'command'")
-        elif kind in ("sse", "http"):
-            if not isinstance(config.get("url"), str) or not config["url"]:
-                raise HarnessConfigurationError(f"{where}: an {kind} server needs a non-empty 'url'")
-        elif kind == "sdk":
-            if config.get("instance") is None:
-                raise HarnessConfigurationError(f"{where}: an sdk server needs an 'instance' (create_sdk_mcp_server)")
-        else:
-            raise HarnessConfigurationError(f"{where}: unknown server type {kind!r} (stdio, sse, http or sdk)")
-        servers[name] = dict(config)
-    return servers
+        if isinstance(config, Mapping) and config.get("type") in ("sdk", "sse"):
+            entry = f"{where}[{name!r}]"
+            if name == HOST_SERVER or not isinstance(name, str) or not name:
+                raise HarnessConfigurationError(f"{entry}: the name {name!r} is reserved or empty")
+            if config["type"] == "sdk" and config.get("instance") is None:
+                raise HarnessConfigurationError(f"{entry}: an sdk server needs an 'instance' (create_sdk_mcp_server)")
+            if config["type"] == "sse" and (not isinstance(config.get("url"), str) or not config["url"]):
+                raise HarnessConfigurationError(f"{entry}: an sse server needs a non-empty 'url'")
+            sdk[name] = dict(config)
+    parsed = parse_mcp_servers({k: v for k, v in value.items() if k not in sdk}, where=where)
+    return {name: sdk[name] if name in sdk else parsed[name] for name in value}
 
 
 @attrs.frozen(kw_only=True)
@@ -113,7 +102,7 @@ class ClaudeCodeSettings:
     model: str | None = None
     base_url: str | None = None
     api_key: str | None = None
-    mcp_servers: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict)
+    mcp_servers: Mapping[str, McpServerConfig | Mapping[str, Any]] = attrs.field(factory=dict)
     env: Mapping[str, str] = attrs.field(factory=dict)
     config_dir: Path | None = None
     home: Path | None = None

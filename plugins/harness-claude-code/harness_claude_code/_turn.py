@@ -26,6 +26,7 @@ import anyio
 from harness_core import (
     AwaitingAnswers,
     BuiltinApprovalRequest,
+    BuiltinTool,
     HostToolCall,
     ToolCall,
     ToolOutput,
@@ -71,6 +72,9 @@ class TurnOwner(Protocol):
     async def abort_runtime(self) -> None:
         """Interrupt the CLI and kill its process tree."""
         ...
+
+    def mcp_declaration(self, native_name: str) -> BuiltinTool | None:
+        """The declaration of an external MCP tool (kind from its annotations), else None."""
 
 
 _ids = itertools.count(1)
@@ -173,7 +177,8 @@ class ClaudeCodeTurn:
         )
         self._calls.asked(call_id, "builtin", native_name, None, native_input, approval_id)
         waiter = self._approvals.add(approval_id, call_id)
-        self._send.send_nowait(("control", (call_id, BuiltinApprovalRequest(approval_id, call))))
+        declared = self._owner.mcp_declaration(native_name)
+        self._send.send_nowait(("control", (call_id, BuiltinApprovalRequest(approval_id, call, tool=declared))))
         try:
             return await waiter.wait()
         finally:
@@ -245,6 +250,9 @@ class ClaudeCodeTurn:
         self.aborted = True
         await self._owner.abort_runtime()
         self.end("aborted")
+
+    def notice(self, part: object) -> None:  # an ``error`` part about an MCP server, emitted next
+        self._outbox.append(part)
 
     async def events(self) -> AsyncIterator[object]:
         """SDK messages (as :class:`ClaudeCodeEvent`), control events and parts, then one :class:`TurnEnd`.

@@ -7,7 +7,12 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from harness_core import HarnessConfigurationError, McpServerConfig, StartRequest
+from harness_core import (
+    HarnessConfigurationError,
+    McpServerConfig,
+    StartRequest,
+    require_path_sandbox,
+)
 
 from ._session import CodexSession
 from ._settings import HARNESS_ID, CodexSettings
@@ -55,6 +60,7 @@ class CodexAdapter:
         Raises:
             HarnessConfigurationError: no Codex CLI, a missing workspace or unreadable state.
         """
+        require_path_sandbox(self.harness_id, request.sandbox)  # never run unconfined silently
         codex = find_codex(self.settings.codex_path)
         if codex is None:
             raise HarnessConfigurationError(

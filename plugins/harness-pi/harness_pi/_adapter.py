@@ -10,6 +10,7 @@ from harness_core import (
     HarnessConfigurationError,
     McpServerConfig,
     StartRequest,
+    require_path_sandbox,
 )
 
 from ._launch import find_pi, pi_version
@@ -73,6 +74,7 @@ class PiAdapter:
             HarnessConfigurationError: no pi, bad state or a missing workspace.
             HarnessCapabilityUnsupportedError: MCP servers on pi 0.x.
         """
+        require_path_sandbox(self.harness_id, request.sandbox)  # never run unconfined silently
         prefix = self.command()
         version = pi_version(prefix, self.settings)
         if self.settings.mcp_servers and version < (1,):

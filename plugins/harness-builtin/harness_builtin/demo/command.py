@@ -8,6 +8,9 @@ with ``edit``, shows the diff with ``git_diff`` (harness-tools-git), runs the te
 and answers. Only the model is scripted. It prints the workspace path and a summary, and
 checks on its own that the tests pass.
 
+``--sandbox NAME`` runs the harness's commands (tests, git) in that sandbox, e.g.
+``--sandbox bwrap`` (harness-sandbox-bwrap: bubblewrap, no network); default ``local``.
+
 Approvals: ``--yes`` approves every request. Without it, a terminal gets the usual prompt
 (approve, deny, always for this tool); without a terminal (CI, pipes) the demo approves
 automatically and says so: it is scripted and works in a throwaway copy.
@@ -107,9 +110,11 @@ def _runtime_home_options(harness: str, workspace: Path) -> tuple[str, ...]:
 @click.option("--json", "as_json", is_flag=True, help="Write the stream parts as NDJSON on stdout.")
 @click.option("--option", "-o", "extra", multiple=True, metavar="KEY=VALUE",
               help="A harness option, passed on to `harness run` (e.g. -o agent=pi-acp for --harness acp).")
+@click.option("--sandbox", "sandbox", default="local", show_default=True,
+              help="Run the harness's commands in this sandbox (e.g. bwrap, from harness-sandbox-bwrap).")
 @click.pass_context
 def demo(ctx: click.Context, harness: str, yes: bool, parent: Path | None, as_json: bool,
-         extra: tuple[str, ...] = ()) -> None:
+         extra: tuple[str, ...] = (), sandbox: str = "local") -> None:
     """Watch a harness fix a failing test, offline: real files, real tools, scripted model."""
     from harness_core.testing import ScriptedModelServer
 
@@ -126,6 +131,7 @@ def demo(ctx: click.Context, harness: str, yes: bool, parent: Path | None, as_js
         header.append(f"  workspace  {workspace.path}", style="")
         header.append("  (a git repository)\n" if workspace.git else "  (git not found: no git_diff step)\n", style="dim")
         header.append(f"  harness    {harness}, permission mode allow-edits: shell commands need an approval\n")
+        header.append(f"  sandbox    {sandbox}\n")
         header.append(f"  model      scripted model server at {server.base_url} (no network, no API key)\n")
         if yes:
             header.append("  approvals  approved by --yes\n")
@@ -149,6 +155,7 @@ def demo(ctx: click.Context, harness: str, yes: bool, parent: Path | None, as_js
             "permission_mode": "allow-edits",
             "approve": approve,
             "as_json": as_json,
+            "sandbox_name": sandbox,
             "options": ("api_key=harness-demo", *_runtime_home_options(harness, workspace.path), *extra),
         }
         code = 0

@@ -142,6 +142,19 @@ def _snippet(text: str, index: int, length: int, context_lines: int = 2) -> str:
     return "\n".join(f"{number:>6}\t{lines[number - 1]}" for number in range(start + 1, end + 1))
 
 
+_LISTED_LINES: Final = 10
+
+
+def _starts(text: str, old: str) -> list[int]:
+    """Every index where ``old`` starts in ``text``, overlapping matches included."""
+    starts: list[int] = []
+    index = text.find(old)
+    while index != -1:
+        starts.append(index)
+        index = text.find(old, index + 1)
+    return starts
+
+
 def _edit(input: dict[str, Any], context: ToolContext) -> str:
     path: str = input["file_path"]
     old: str = input["old_string"]
@@ -168,11 +181,12 @@ def _edit(input: dict[str, Any], context: ToolContext) -> str:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
         raise ToolError(f"{path!r} is not UTF-8 text; edit would damage it") from None
-    count = text.count(old)
-    if count == 0 and "\r\n" in text and "\r\n" not in old:
+    starts = _starts(text, old)
+    if not starts and "\r\n" in text and "\r\n" not in old:
         # The model wrote LF line ends; the file uses CRLF.
         old, new = old.replace("\n", "\r\n"), new.replace("\n", "\r\n")
-        count = text.count(old)
+        starts = _starts(text, old)
+    count = len(starts)
     shown = workspace.display(real)
     if count == 0:
         raise ToolError(
@@ -180,12 +194,16 @@ def _edit(input: dict[str, Any], context: ToolContext) -> str:
             "(whitespace and indentation included)"
         )
     if count > 1 and not replace_all:
+        lines = sorted({text.count("\n", 0, start) + 1 for start in starts})
+        listed = ", ".join(str(n) for n in lines[:_LISTED_LINES]) + (", ..." if len(lines) > _LISTED_LINES else "")
         raise ToolError(
-            f"old_string occurs {count} times in {shown}; include more surrounding text to make it "
+            f"old_string occurs {count} times in {shown} (overlapping matches counted), starting on "
+            f"line{'s' if len(lines) > 1 else ''} {listed}; include more surrounding text to make it "
             "unique, or set replace_all to true"
         )
-    first = text.index(old)
+    first = starts[0]
     updated = text.replace(old, new) if replace_all else text.replace(old, new, 1)
+    count = text.count(old)  # replace_all replaces non-overlapping matches, left to right
     try:
         workspace.write_bytes(path, updated.encode("utf-8"))
     except OSError as exc:
