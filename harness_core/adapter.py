@@ -305,11 +305,16 @@ class AdapterTurn(Protocol):
 class AdapterSession(Protocol):
     """Live runtime state of one harness session.
 
-    Optional attribute (read with ``getattr``, not part of the protocol):
-    ``runtime_tools: Mapping[str, BuiltinTool]``, the tools the runtime learned at run time
-    (an MCP server's tools, by ``mcp__<server>__<tool>``) as they are known now;
-    :attr:`HarnessSession.runtime_tools <harness_core.agent.session.HarnessSession.runtime_tools>`
-    shows it to the host. An adapter that does not know them leaves it out.
+    Optional attributes (read with ``getattr``, not part of the protocol):
+
+    * ``runtime_tools: Mapping[str, BuiltinTool]``, the tools the runtime learned at run time
+      (an MCP server's tools, by ``mcp__<server>__<tool>``) as they are known now;
+      :attr:`HarnessSession.runtime_tools <harness_core.agent.session.HarnessSession.runtime_tools>`
+      shows it to the host. An adapter that does not know them leaves it out.
+    * ``workspace_root`` (``str`` or path), the absolute directory the runtime works in when
+      the session got no sandbox and the adapter picked one itself (a ``cwd`` setting). The
+      agent strips it from display paths in parts (``display_paths="relative"``); with a
+      sandbox, the sandbox root is used and the attribute is ignored.
     """
 
     async def prompt(self, request: PromptRequest) -> AdapterTurn:

@@ -10,8 +10,10 @@ asking are projected by the adapter itself). The path, all in this module:
    built-in (filtered through approvals: denied without approval parts, as the AI SDK's
    "Harness Tools" page specifies), else ``harness_approve_call`` (the permission mode and
    every policy, merged);
-3. **emit**: ``tool-approval-request`` for user-approval (the turn pauses), or on denial
-   ``tool-output-denied``;
+3. **emit**: ``tool-approval-request`` for user-approval (the turn pauses); on a policy's
+   denial the automatic pair (``tool-approval-request`` and ``tool-approval-response``, both
+   ``is_automatic``, approved false) then ``tool-output-denied``; an inactive built-in gets
+   ``tool-output-denied`` alone;
 4. **submit** the decision with ``submit_approval``; the runtime runs the call and the adapter
    projects its result.
 
@@ -31,7 +33,11 @@ from harness_core.agent.slice_services import SliceServices
 from harness_core.agent.state import DecidedCall, PendingApprovalState
 from harness_core.agent.turn_record import TurnRecord
 from harness_core.approval import ApprovalDecision, ApprovalStatus
-from harness_core.parts.models import ToolApprovalRequestPart, ToolOutputDeniedPart
+from harness_core.parts.models import (
+    ToolApprovalRequestPart,
+    ToolApprovalResponsePart,
+    ToolOutputDeniedPart,
+)
 from harness_core.tools.definition import BuiltinTool, ToolCall
 
 __all__ = ["BuiltinCallPath"]
@@ -93,6 +99,13 @@ class BuiltinCallPath:
             ))
             return
         approved = decision.status is not ApprovalStatus.DENIED
+        if not approved:  # a policy decided without a person: the automatic pair, as the AI SDK does
+            self._services.emit(ToolApprovalRequestPart(
+                approval_id=event.approval_id, is_automatic=True,
+                tool_call=call_part(call, self._settings.harness_id, provider_executed=True, dynamic=dynamic)))
+            self._services.emit(ToolApprovalResponsePart(approval_id=event.approval_id, approved=False,
+                                                         reason=decision.reason, provider_executed=True,
+                                                         is_automatic=True))
         await self._answer(turn, event.approval_id, call, approved, None if approved else decision.reason)
 
     def decide(self, call: ToolCall, tool: BuiltinTool | None) -> ApprovalDecision:

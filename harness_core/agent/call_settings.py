@@ -54,6 +54,9 @@ class CallSettings:
         on_error / timeout: execution policy for host tools.
         sandbox: the restricted sandbox view handed to host tools, or ``None``.
         on_end: the ``on_tool_execution_end`` callback, or ``None``.
+        display_root: the workspace root stripped from display paths in parts (the sandbox
+            root, else the adapter session's ``workspace_root``), or ``None`` with
+            ``display_paths="absolute"`` or no known workspace.
     """
 
     hooks: HookFacade
@@ -71,6 +74,7 @@ class CallSettings:
     timeout: float | None = None
     sandbox: SandboxView | None = None
     on_end: OnToolExecutionEnd | None = None
+    display_root: str | None = None
 
     def approval_context(self, tool: HarnessTool | BuiltinTool | None, resources: Any) -> ApprovalContext:
         """The :class:`ApprovalContext` for one call."""

@@ -76,7 +76,7 @@ class GenerateResult:
         reasoning_text: the last step's reasoning text.
         tool_calls / tool_results / tool_errors: the last step's.
         steps: every step of the slice.
-        approval_requests: every ``tool-approval-request`` of the slice (the calls waiting
+        approval_requests: every ``tool-approval-request`` of the slice but automatic ones (the calls waiting
             for a decision when :attr:`finish_reason` is ``awaiting-approval``).
         pending_tool_calls: host tool calls of the slice still waiting for a result (the
             client-side calls when :attr:`finish_reason` is ``awaiting-tool-result``).
@@ -134,7 +134,7 @@ def _step(index: int, parts: list[Part], tools_context: Mapping[str, Any]) -> St
         tool_results=tuple(p for p in parts if isinstance(p, ToolResultPart) and not p.preliminary),
         tool_errors=tuple(p for p in parts if isinstance(p, ToolErrorPart)),
         denied=tuple(p for p in parts if isinstance(p, ToolOutputDeniedPart)),
-        approval_requests=tuple(p for p in parts if isinstance(p, ToolApprovalRequestPart)),
+        approval_requests=tuple(p for p in parts if isinstance(p, ToolApprovalRequestPart) and not p.is_automatic),
         finish_reason=finish.finish_reason if finish is not None else "unknown",
         usage=finish.usage if finish is not None else Usage(),
         parts=tuple(parts),
@@ -190,7 +190,7 @@ def collect_parts(parts: Sequence[Part], *, tools_context: Mapping[str, Any] | N
         tool_results=last.tool_results if last else (),
         tool_errors=last.tool_errors if last else (),
         steps=tuple(steps),
-        approval_requests=tuple(p for p in parts if isinstance(p, ToolApprovalRequestPart)),
+        approval_requests=tuple(p for p in parts if isinstance(p, ToolApprovalRequestPart) and not p.is_automatic),
         pending_tool_calls=pending,
         finish_reason=finish_reason,
         usage=usage,

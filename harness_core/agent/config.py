@@ -28,6 +28,7 @@ from harness_core.agent.config_inputs import (
     tool_list,
 )
 from harness_core.agent.continuation_store import ContinuationStore
+from harness_core.agent.display import DisplayPaths
 from harness_core.agent.prepare import PrepareCall
 from harness_core.agent.state_signing import StateSigner
 from harness_core.agent.tool_context import (
@@ -92,6 +93,7 @@ class AgentConfig:
         on_tool_execution_end: OnToolExecutionEnd | None = None,
         on_error: OnError = "return-to-model",
         tool_timeout: float | None = None,
+        display_paths: DisplayPaths = "relative",
         plugins: Sequence[object] = (),
         plugin_manager: HarnessPluginManager | None = None,
         state_secret: str | bytes | None = None,
@@ -123,6 +125,9 @@ class AgentConfig:
             or not math.isfinite(tool_timeout)
         ):
             raise HarnessConfigurationError(f"tool_timeout must be a positive number of seconds or None, got {tool_timeout!r}")
+        if display_paths not in ("relative", "absolute"):
+            raise HarnessConfigurationError(f"display_paths must be 'relative' or 'absolute', got {display_paths!r}")
+        self._display_paths: DisplayPaths = display_paths
         if instructions is not None and not isinstance(instructions, str):
             raise HarnessConfigurationError(f"instructions must be a string, got {type(instructions).__name__}")
         self._prepare_call = prepare_call
@@ -310,6 +315,11 @@ class AgentConfig:
     def on_error(self) -> OnError:
         """The host-tool error policy."""
         return self._on_error
+
+    @property
+    def display_paths(self) -> DisplayPaths:
+        """``relative`` (workspace prefix stripped in parts) or ``absolute``."""
+        return self._display_paths
 
     @property
     def tool_timeout(self) -> float | None:

@@ -4,6 +4,12 @@
 
 * steps balanced: a ``start-step`` opens each step (added when a part arrives outside one),
   a ``finish-step`` closes it, and step usage adds up to the slice's usage;
+* **one step per continuation**: a continued slice opens no step of its own
+  (:meth:`StreamEmitter.defer_first_step`); the runtime's ``finish-step`` closing the step
+  that paused (nothing of it is shown again: the consumer supplied its results) is absorbed,
+  its usage carried into the next step's ``finish-step``;
+* **display paths**: with a ``display_root``, every tool part leaves with the workspace
+  prefix stripped (:mod:`harness_core.agent.display`); only the consumer's copy changes;
 * built-in parts under their harness-facing name, with
   ``provider_metadata[harness_id]["nativeToolName"]`` when the runtime's name differs;
 * **one ``tool-call`` per call id and at most one final result per call, announced first.**
@@ -24,6 +30,7 @@ from collections.abc import Callable, Mapping
 import anyio
 from anyio.streams.memory import MemoryObjectSendStream
 
+from harness_core.agent.display import display_part
 from harness_core.agent.turn_record import TurnRecord
 from harness_core.parts.models import (
     AbortPart,
@@ -66,11 +73,14 @@ class StreamEmitter:
         harness_id: for ``nativeToolName`` metadata.
         builtins: the runtime's built-ins by harness-facing name.
         on_violation: called with each contract violation's message (the session records it).
+        display_root: the workspace root stripped from display paths, or ``None`` (absolute).
     """
 
     def __init__(self, send: MemoryObjectSendStream[Part], *, harness_id: str,
-                 builtins: Mapping[str, BuiltinTool], on_violation: Callable[[str], None]) -> None:
+                 builtins: Mapping[str, BuiltinTool], on_violation: Callable[[str], None],
+                 display_root: str | None = None) -> None:
         self._send = send
+        self._display_root = display_root
         self._harness_id = harness_id
         self._by_name = dict(builtins)
         self._by_native = {b.native_name: b for b in builtins.values()}
@@ -79,6 +89,12 @@ class StreamEmitter:
         self.step_open = False
         self.usage = Usage()
         self.usage_reported = False
+        self._deferred = False
+        self._carry = Usage()
+
+    def defer_first_step(self) -> None:
+        """Open no step until a part shows something: the paused step's ``finish-step`` is absorbed."""
+        self._deferred = True
 
     def violation(self, message: str) -> None:
         """Record a contract violation (logged as an error)."""
@@ -94,15 +110,23 @@ class StreamEmitter:
             if self.step_open:
                 return
             self.step_open = True
+            self._deferred = False
         elif isinstance(part, FinishStepPart):
-            if not self.step_open:
-                self._put(StartStepPart())
-            self.step_open = False
             if part.usage != Usage():
                 self.usage_reported = True
             self.usage = self.usage + part.usage
+            if not self.step_open and self._deferred:
+                self._carry = self._carry + part.usage
+                return
+            if self._carry != Usage():
+                part = part.model_copy(update={"usage": part.usage + self._carry})
+                self._carry = Usage()
+            if not self.step_open:
+                self._put(StartStepPart())
+            self.step_open = False
         elif not isinstance(part, _LIFECYCLE) and not self.step_open:
             self.step_open = True
+            self._deferred = False
             self._put(StartStepPart())
         self._put(part)
 
@@ -133,7 +157,7 @@ class StreamEmitter:
     def _put(self, part: Part) -> None:
         # When nobody reads any more (the consumer went away), keep the session consistent.
         with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
-            self._send.send_nowait(part)
+            self._send.send_nowait(display_part(part, self._display_root))
 
     def normalize(self, part: Part) -> Part:
         """Harness-facing names and ``nativeToolName`` for built-in tool parts from projections."""

@@ -30,6 +30,7 @@ from harness_core.agent.answers import (
 )
 from harness_core.agent.config import AgentConfig
 from harness_core.agent.continuation_store import ContinuationStore
+from harness_core.agent.display import DisplayPaths
 from harness_core.agent.one_shot import ApproveCallback, run_prompt
 from harness_core.agent.prepare import PrepareCall, PrepareCallOptions
 from harness_core.agent.results import GenerateResult, StreamResult
@@ -78,6 +79,7 @@ class HarnessAgent:
         on_error: a raising host tool gives the model an error result
             (``"return-to-model"``, default) or fails the turn (``"fail"``).
         tool_timeout: seconds before a host tool call becomes an error result (None: no limit).
+        display_paths: ``"relative"`` (default) strips the workspace from paths in parts; ``"absolute"``.
         plugins: extra in-memory plugins (approval policies, tool packs, projections) for
             this agent only: they are registered on an isolated plugin manager (installed
             plugins are discovered too), or on ``plugin_manager`` when given.
@@ -109,10 +111,9 @@ class HarnessAgent:
         prepare_call: PrepareCall | None = None,
         instructions: str | None = None,
         on_tool_execution_end: OnToolExecutionEnd | None = None,
-        on_error: OnError = "return-to-model",
-        tool_timeout: float | None = None,
-        plugins: Sequence[object] = (),
-        plugin_manager: HarnessPluginManager | None = None,
+        on_error: OnError = "return-to-model", tool_timeout: float | None = None,
+        display_paths: DisplayPaths = "relative",
+        plugins: Sequence[object] = (), plugin_manager: HarnessPluginManager | None = None,
         state_secret: str | bytes | None = None, continuation_store: ContinuationStore | None = None,
     ) -> None:
         self.config = AgentConfig(
@@ -120,7 +121,7 @@ class HarnessAgent:
             active_tools=active_tools, inactive_tools=inactive_tools, tool_approval=tool_approval,
             permission_mode=permission_mode, tools_context=tools_context, prepare_call=prepare_call,
             instructions=instructions, on_tool_execution_end=on_tool_execution_end, on_error=on_error,
-            tool_timeout=tool_timeout, plugins=plugins, plugin_manager=plugin_manager,
+            tool_timeout=tool_timeout, display_paths=display_paths, plugins=plugins, plugin_manager=plugin_manager,
             state_secret=state_secret, continuation_store=continuation_store)
         """The checked, read-only configuration (:class:`~harness_core.agent.config.AgentConfig`)."""
 

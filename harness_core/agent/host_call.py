@@ -12,14 +12,15 @@ through these stages, in this order, all in this module:
    only); ``harness_approve_call`` → denied, user-approval (pause) or approved; a tool
    without ``execute`` → client-side (pause until the host supplies the result);
 3. **emit** the parts the outcome calls for (``tool-error``, ``tool-output-denied``,
-   ``tool-approval-request``);
+   ``tool-approval-request``; a policy's denial first gets the automatic
+   ``tool-approval-request`` / ``tool-approval-response`` pair, ``is_automatic``);
 4. **run** through ``harness_execute_tool`` (wrappers included), scheduled so read-only calls
    run in parallel and any other call alone, with the restricted sandbox view;
 5. **submit** the result to the runtime (``submit_tool_result``) and report the execution to
    ``on_tool_execution_end``.
 
 A continued turn enters at stage 4 (a person approved; the input is validated again) or
-at stage 5 (a client-side result).
+at stage 5 (a client-side result, submitted without a part: the consumer already has it).
 """
 
 from __future__ import annotations
@@ -47,6 +48,7 @@ from harness_core.execution import ToolExecutionError
 from harness_core.hook_contexts import ExecutionContext
 from harness_core.parts.models import (
     ToolApprovalRequestPart,
+    ToolApprovalResponsePart,
     ToolCallPart,
     ToolErrorPart,
     ToolOutputDeniedPart,
@@ -134,18 +136,15 @@ class HostCallPath:
                                                       approval_id=pending.approval_id)
         await self._act(turn, call, self._settings.tools.get(call.tool_name), self.decide(call, approve=False))
 
-    async def on_client_result(self, turn: TurnRecord, pending: PendingToolCallState, output: ToolOutput,
-                               shown: Any) -> None:
-        """The host supplied a client-side tool's result: emit it and submit it."""
-        call = ToolCall(tool_call_id=pending.tool_call_id, tool_name=pending.tool_name, input=pending.input,
-                        native_tool_name=pending.native_tool_name)
-        if output.is_error:
-            self._services.emit(ToolErrorPart(tool_call_id=call.tool_call_id, tool_name=call.tool_name,
-                                              input=call.input, error=output.content))
-        else:
-            self._services.emit(ToolResultPart(tool_call_id=call.tool_call_id, tool_name=call.tool_name,
-                                               input=call.input, output=shown))
-        await turn.adapter_turn.submit_tool_result(call.tool_call_id, output)
+    async def on_client_result(self, turn: TurnRecord, pending: PendingToolCallState, output: ToolOutput) -> None:
+        """The host supplied a client-side tool's result: submit it.
+
+        No result part is emitted: the consumer supplied the result, and the AI SDK shows a
+        continuation's client-side results again in no step. The call counts as finished
+        (a later result part for it is a contract violation).
+        """
+        turn.finished.add(pending.tool_call_id)
+        await turn.adapter_turn.submit_tool_result(pending.tool_call_id, output)
 
     # -- decide --------------------------------------------------------------------------
 
@@ -198,6 +197,8 @@ class HostCallPath:
                     output=output, error=outcome.detail, tools_context=self._services.tools_context,
                 ))
         elif isinstance(outcome, Denied):
+            if outcome.decision is not None:  # a policy decided without a person: say so, as the AI SDK does
+                self._emit_automatic(call, outcome.reason)
             await self._deny(turn, call, outcome.reason)
         elif isinstance(outcome, Ask):
             approval_id = f"approval-{call.tool_call_id}"
@@ -220,6 +221,14 @@ class HostCallPath:
                 await self._run(turn, call, run_tool, validated, context)
 
             self._services.spawn(execute)
+
+    def _emit_automatic(self, call: ToolCall, reason: str | None) -> None:
+        approval_id = f"approval-{call.tool_call_id}"
+        self._services.emit(ToolApprovalRequestPart(
+            approval_id=approval_id, is_automatic=True,
+            tool_call=call_part(call, self._settings.harness_id, provider_executed=False)))
+        self._services.emit(ToolApprovalResponsePart(approval_id=approval_id, approved=False, reason=reason,
+                                                     is_automatic=True))
 
     async def _deny(self, turn: TurnRecord, call: ToolCall, reason: str | None, approval_id: str | None = None) -> None:
         turn.decided[call.tool_call_id] = DecidedCall(status="denied", reason=reason, approval_id=approval_id)

@@ -6,7 +6,8 @@
 * :class:`Rejected`: a ``tool-error`` part and an error result (unknown tool, bad input,
   bad context); the model can fix its call.
 * :class:`Denied`: a ``tool-output-denied`` part and an ``execution-denied`` result
-  (inactive tool, a policy's denial).
+  (inactive tool, a policy's denial); a policy's denial (``decision`` set) is first
+  announced by the automatic ``tool-approval-request`` / ``tool-approval-response`` pair.
 * :class:`Ask`: a ``tool-approval-request``; the turn pauses for a person.
 * :class:`ClientSide`: no ``execute``; the turn pauses until the host supplies the result.
 * :class:`Run`: execute now.

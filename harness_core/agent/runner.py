@@ -171,7 +171,10 @@ class TurnRunner:
     async def _run(self) -> None:
         control, request = self._control, self._request
         self._emitter.emit(StartPart(), source="core")
-        self._emitter.emit(StartStepPart(), source="core")
+        if request.mode == "continue":
+            self._emitter.defer_first_step()  # one step per continuation (emitter docs)
+        else:
+            self._emitter.emit(StartStepPart(), source="core")
         control.state = TurnState.RUNNING
         if request.mode == "prompt":
             assert request.prompt is not None
@@ -257,7 +260,7 @@ class TurnRunner:
         for continuation in self._request.results:
             pending_call = turn.pending_results.pop(continuation.tool_call_id)
             output = normalize_continuation(continuation.output, continuation.is_error)
-            await self._host.on_client_result(turn, pending_call, output, continuation.output)
+            await self._host.on_client_result(turn, pending_call, output)
 
     # -- endings -------------------------------------------------------------------------
 

@@ -74,8 +74,13 @@ class HarnessSession:
 
     @property
     def state(self) -> TurnState:
-        """The turn state: idle, running, awaiting-approval, awaiting-tool-result or suspended."""
-        return self.control.state
+        """The turn state: idle, running, awaiting-approval, awaiting-tool-result or suspended.
+
+        In step with the stream: while a slice streams, the state its consumer has read so
+        far (the previous state until ``start`` is read, ``running`` from ``start``, the new
+        state from the moment the consumer receives ``finish`` or ``abort``).
+        """
+        return self.control.visible_state
 
     @property
     def harness_id(self) -> str:

@@ -41,6 +41,11 @@ class SessionControl:
         closed: ``"stopped"`` or ``"destroyed"`` once closed, else ``None``.
         violations: adapter contract violations seen in this session (see
             :mod:`harness_core.agent.emitter`).
+        shown: while a slice streams, the state its consumer has been told so far, which
+            :attr:`HarnessSession.state <harness_core.agent.session.HarnessSession.state>`
+            reports: the state before the slice until the consumer reads ``start``, then
+            ``running``; ``None`` (the real :attr:`state`) from the moment the consumer
+            receives ``finish`` or ``abort``, or once the slice's stream is closed.
     """
 
     adapter_session: AdapterSession
@@ -50,6 +55,12 @@ class SessionControl:
     active: ActiveSlice | None = None
     closed: str | None = None
     violations: list[str] = attrs.field(factory=list)
+    shown: TurnState | None = None
+
+    @property
+    def visible_state(self) -> TurnState:
+        """The state as the consumer of the stream knows it (:attr:`shown`, else :attr:`state`)."""
+        return self.shown if self.shown is not None else self.state
 
     def end_turn(self) -> None:
         """The turn is over (finished, failed or aborted): the session is idle again."""

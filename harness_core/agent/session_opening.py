@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 import anyio
+import attrs
 
 from harness_core.adapter import (
     AdapterTurn,
@@ -153,6 +154,9 @@ async def open_session(
         state = suspended.model_dump(mode="json")
         await anyio.to_thread.run_sync(claim_state, config.continuation_store, state, session_id)
     adapter_session = await adapter.start(request)
+    if config.display_paths == "relative":
+        root = sandbox.root if sandbox is not None else getattr(adapter_session, "workspace_root", None)
+        settings = attrs.evolve(settings, display_root=str(root) if root is not None else None)
     control = SessionControl(adapter_session=adapter_session, settings=settings)
     session = HarnessSession(
         agent=agent, session_id=session_id, control=control, sandbox=sandbox, tools_context=session_context,

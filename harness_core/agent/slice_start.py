@@ -26,8 +26,9 @@ from harness_core.agent.results import StreamResult
 from harness_core.agent.runner import Mode, SliceRequest, TurnRunner
 from harness_core.agent.session import HarnessSession
 from harness_core.agent.session_opening import host_tool_specs
+from harness_core.agent.turn_state import TurnState
 from harness_core.errors import HarnessConfigurationError, TurnStateError
-from harness_core.parts.models import Part
+from harness_core.parts.models import AbortPart, FinishPart, Part, StartPart
 
 __all__ = ["check_answers", "start_slice"]
 
@@ -150,12 +151,14 @@ async def _produce(
     else:
         session.check_can_prompt()
     control.active = result
+    control.shown = control.state
     try:
         contexts = await _contexts_for(config, session, prompt, options)
         result.bind_tools_context(contexts)
         compact_turn = await control.adapter_session.compact() if mode == "compact" else None
     except BaseException:
         control.active = None
+        control.shown = None
         raise
     prompt_request = None
     if mode == "prompt":
@@ -166,7 +169,7 @@ async def _produce(
                            tools_context=contexts, compact_turn=compact_turn)
     send, receive = anyio.create_memory_object_stream[Part](math.inf)
     emitter = StreamEmitter(send, harness_id=config.harness_id, builtins=config.builtins,
-                            on_violation=control.violations.append)
+                            on_violation=control.violations.append, display_root=control.settings.display_root)
     runner = TurnRunner(control, request, emitter, host_tools=config.host_tools, on_abort=result.on_abort,
                         abort_reason=lambda: result.abort_reason)
 
@@ -184,5 +187,13 @@ async def _produce(
     async with anyio.create_task_group() as tg:
         tg.start_soon(drive)
         async with receive:
-            async for part in receive:
-                yield part
+            try:
+                async for part in receive:
+                    # State in step with the stream: see SessionControl.shown.
+                    if isinstance(part, StartPart):
+                        control.shown = TurnState.RUNNING
+                    elif isinstance(part, FinishPart | AbortPart):
+                        control.shown = None
+                    yield part
+            finally:
+                control.shown = None

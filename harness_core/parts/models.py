@@ -240,21 +240,33 @@ class ToolErrorPart(Part):
 
 
 class ToolApprovalRequestPart(Part):
-    """A call waits for a person's decision; the turn pauses after this part."""
+    """A call waits for a person's decision; the turn pauses after this part.
+
+    ``is_automatic`` (JSON ``isAutomatic``) is ``True`` when no person is asked: a policy
+    (a ``denied`` ``tool_approval``, a rules file, the permission mode) decided the call
+    and a :class:`ToolApprovalResponsePart` with the same flag follows at once; the turn
+    does not pause. ``None`` for a request a person answers.
+    """
 
     type: Literal["tool-approval-request"] = "tool-approval-request"
     approval_id: str
     tool_call: ToolCallPart
+    is_automatic: bool | None = None
 
 
 class ToolApprovalResponsePart(Part):
-    """The decision for an approval request (echoed when the turn continues)."""
+    """The decision for an approval request (echoed when the turn continues).
+
+    ``is_automatic`` (JSON ``isAutomatic``) is ``True`` when a policy decided without a
+    person (see :class:`ToolApprovalRequestPart`); ``None`` for a person's answer.
+    """
 
     type: Literal["tool-approval-response"] = "tool-approval-response"
     approval_id: str
     approved: bool
     reason: str | None = None
     provider_executed: bool | None = None
+    is_automatic: bool | None = None
 
 
 class ToolOutputDeniedPart(Part):

@@ -63,7 +63,11 @@ from harness_core.testing._scenario_script import (
     received_tool_results,
     scenario_script,
 )
-from harness_core.testing.conformance.checks import check_contract, check_stream_shape
+from harness_core.testing.conformance.checks import (
+    check_automatic_denial,
+    check_contract,
+    check_stream_shape,
+)
 from harness_core.testing.conformance.child import main
 from harness_core.testing.conformance.fixtures import (
     EXECUTIONS_FILE,
@@ -98,6 +102,7 @@ __all__ = [
     "ScenarioPrompt",
     "agent_kwargs_from_spec",
     "builtin",
+    "check_automatic_denial",
     "check_contract",
     "check_stream_shape",
     "conformance_tools",

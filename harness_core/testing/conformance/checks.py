@@ -9,13 +9,15 @@ import pytest
 
 from harness_core.parts.models import (
     Part,
+    ToolApprovalRequestPart,
+    ToolApprovalResponsePart,
     ToolCallPart,
     ToolErrorPart,
     ToolOutputDeniedPart,
     ToolResultPart,
 )
 
-__all__ = ["check_contract", "check_stream_shape", "final_results", "parts_of"]
+__all__ = ["check_automatic_denial", "check_contract", "check_stream_shape", "final_results", "parts_of"]
 
 
 def parts_of(parts: Sequence[Part], kind: type[Part]) -> list[Any]:
@@ -59,3 +61,25 @@ def check_stream_shape(parts: Sequence[Part]) -> None:
     assert len(calls) == len(set(calls)), f"a tool-call part appears twice: {calls}"
     for call_id in set(calls):
         assert len(final_results(parts, call_id)) <= 1, f"call {call_id} has more than one final result"
+
+
+def check_automatic_denial(parts: Sequence[Part], call_id: str, reason: str | None) -> None:
+    """Assert the AI SDK's sequence for a call a policy denied without a person.
+
+    ``tool-call``, then a ``tool-approval-request`` and a ``tool-approval-response``
+    (``approved`` false, both ``is_automatic``, the same approval id, the policy's
+    ``reason``), then ``tool-output-denied``, in this order.
+    """
+    kinds = (ToolCallPart, ToolApprovalRequestPart, ToolApprovalResponsePart, ToolOutputDeniedPart)
+    requests = [p for p in parts if isinstance(p, ToolApprovalRequestPart) and p.tool_call.tool_call_id == call_id]
+    assert len(requests) == 1, (f"call {call_id}: expected one automatic tool-approval-request, got {requests}; "
+                                f"parts: {[p.type for p in parts]}")
+    (request,) = requests
+    assert request.is_automatic is True, f"call {call_id}: the approval request is not marked automatic"
+    responses = [p for p in parts if isinstance(p, ToolApprovalResponsePart) and p.approval_id == request.approval_id]
+    assert len(responses) == 1, f"call {call_id}: expected one automatic tool-approval-response, got {responses}"
+    (response,) = responses
+    assert response.approved is False and response.is_automatic is True and response.reason == reason, response
+    sequence = [type(p) for p in parts if isinstance(p, kinds) and (
+        getattr(p, "tool_call_id", None) == call_id or p is request or p is response)]
+    assert sequence == list(kinds), f"call {call_id}: parts in the wrong order: {[k.__name__ for k in sequence]}"

@@ -24,6 +24,9 @@ class ScriptedSession:
         self.current: ScriptedTurn | None = None
         self.destroyed = False
         self.compactions = 0
+        workspace = adapter.workspace_for(request)
+        self.workspace_root: str | None = str(workspace.resolve()) if workspace is not None else None
+        """Where built-ins run (the optional ``AdapterSession.workspace_root`` for display paths)."""
 
     def _check(self) -> None:
         if self.destroyed:

@@ -81,7 +81,8 @@ async def test_text_reasoning_and_a_builtin_call_project_by_kind(codex_acp: Any,
     check_stream_shape(result.parts)
     (call,) = [p for p in result.parts if isinstance(p, ToolCallPart)]
     assert call.tool_name == "bash" and call.provider_executed
-    assert call.input == {"command": "echo hi > out.txt && echo from-bash", "cwd": str(workspace)}
+    # Display paths: the workspace is shown as "." (docs/agent.md, "Display paths").
+    assert call.input == {"command": "echo hi > out.txt && echo from-bash", "cwd": "."}
     assert call.provider_metadata["acp"]["nativeToolName"] == "execute"
     assert call.provider_metadata["acp"]["title"] == "echo hi > out.txt && echo from-bash"
     (final,) = [p for p in result.parts if isinstance(p, ToolResultPart)]
@@ -250,7 +251,7 @@ async def test_an_approved_apply_patch_is_an_edit_with_a_file_change(codex_acp: 
             first = await agent.generate(session=session, prompt="go")
             (request,) = first.approval_requests
             assert request.tool_call.tool_name == "edit"
-            assert request.tool_call.input["path"] == str(workspace / "a.py")
+            assert request.tool_call.input["path"] == "a.py"  # display path, relative to the workspace
             assert "call_id" not in request.tool_call.input and "turn_id" not in request.tool_call.input
             assert (workspace / "a.py").read_text() == "x = 1\n"
             second = await agent.continue_generate(
@@ -258,7 +259,7 @@ async def test_an_approved_apply_patch_is_an_edit_with_a_file_change(codex_acp: 
     check_stream_shape(second.parts)
     assert (workspace / "a.py").read_text() == "x = 2\n"
     changes = [p for p in second.parts if isinstance(p, ToolResultPart) and p.tool_name == FILE_CHANGE_TOOL]
-    assert [c.output for c in changes] == [{"changes": [{"path": str(workspace / "a.py"), "kind": "modified"}],
+    assert [c.output for c in changes] == [{"changes": [{"path": "a.py", "kind": "modified"}],  # display path
                                             "toolCallId": request.tool_call.tool_call_id}]
     edits = [p for p in second.parts if isinstance(p, ToolResultPart) and p.tool_name == "edit"]
     assert len(edits) == 1 and second.finish_reason == "stop"

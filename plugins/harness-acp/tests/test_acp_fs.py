@@ -42,9 +42,9 @@ async def test_reads_and_writes_inside_the_workspace_and_reports_file_changes(wo
     assert (workspace / "sub" / "new.txt").read_text() == "fresh"
     assert (workspace / "notes.txt").read_text() == "changed"
     changes = [p for p in parts if isinstance(p, ToolResultPart) and p.tool_name == FILE_CHANGE_TOOL]
-    assert [c.output for c in changes] == [
-        {"changes": [{"path": str(workspace / "sub" / "new.txt"), "kind": "created"}]},
-        {"changes": [{"path": str(workspace / "notes.txt"), "kind": "modified"}]},
+    assert [c.output for c in changes] == [  # display paths, relative to the workspace
+        {"changes": [{"path": "sub/new.txt", "kind": "created"}]},
+        {"changes": [{"path": "notes.txt", "kind": "modified"}]},
     ]
     calls = [p for p in parts if isinstance(p, ToolCallPart) and p.tool_name == FILE_CHANGE_TOOL]
     assert all(c.provider_executed and c.dynamic for c in calls) and len(calls) == 2

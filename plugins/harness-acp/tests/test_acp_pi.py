@@ -43,7 +43,8 @@ async def test_a_pi_turn_projects_bash_write_and_read_with_a_file_change(pi_acp:
     check_stream_shape(result.parts)
     calls = [p for p in result.parts if isinstance(p, ToolCallPart)]
     assert [c.tool_name for c in calls] == ["bash", "edit", FILE_CHANGE_TOOL, "read"]
-    assert calls[2].input == {"changes": [{"path": str(target), "kind": "created"}], "toolCallId": calls[1].tool_call_id}
+    # Display paths: relative to the workspace (docs/agent.md, "Display paths").
+    assert calls[2].input == {"changes": [{"path": target.name, "kind": "created"}], "toolCallId": calls[1].tool_call_id}
     assert calls[0].input["command"] == "echo from-pi"
     assert calls[1].provider_metadata["acp"]["title"] == "write"
     results = {p.tool_call_id: p for p in result.parts if isinstance(p, ToolResultPart)}

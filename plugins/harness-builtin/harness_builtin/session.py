@@ -46,6 +46,8 @@ class BuiltinSession:
         client: the model client.
         sandbox: the workspace sandbox.
         workspace: the built-in tools' view of it.
+        workspace_root: the sandbox root (the adapter-session attribute the agent reads to
+            strip display paths, also when the adapter picked the workspace itself).
         tools: the built-in tools by name.
         limits / tool_settings: the turn limits and tool bounds.
         detect_file_changes: whether a ``bash`` call's file changes are reported.
@@ -75,6 +77,7 @@ class BuiltinSession:
         self.sandbox = sandbox
         self._owns_sandbox = owns_sandbox
         self.workspace = Workspace(sandbox)
+        self.workspace_root = str(sandbox.root)
         self.tools = dict(tools)
         self.limits = limits
         self.tool_settings = tool_settings
