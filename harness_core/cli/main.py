@@ -100,7 +100,7 @@ class HarnessGroup(click.Group):
 
 
 @click.group(cls=HarnessGroup, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="harness-core", prog_name="harness")
+@click.version_option(package_name="harness-agent-core", prog_name="harness")
 @click.option("--debug", is_flag=True, help="Show full tracebacks on errors.")
 @click.pass_context
 def cli(ctx: click.Context, debug: bool) -> None:

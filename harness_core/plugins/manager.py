@@ -136,7 +136,7 @@ class HarnessPluginManager:
                 self.pm.register(plugin, name=name)
                 attribute(self.pm, plugin)
                 self._records[name] = PluginRecord(
-                    name, "harness-core", version_of("harness-core"), "core", self._hooks_of(plugin)
+                    name, "harness-agent-core", version_of("harness-agent-core"), "core", self._hooks_of(plugin)
                 )
 
     # -- configuration ---------------------------------------------------------------

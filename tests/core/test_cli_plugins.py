@@ -76,7 +76,7 @@ def test_plugins_json_lists_core_defaults_and_the_git_tool_pack() -> None:
     records = plugins_by_name(result.stdout)
     for core in ("permission-mode", "tool-approval", "default-executor", "default-projection"):
         assert records[core]["kind"] == "core"
-        assert records[core]["distribution"] == "harness-core"
+        assert records[core]["distribution"] == "harness-agent-core"
         assert records[core]["status"] == "loaded"
     git = records["tools-git"]
     assert (git["distribution"], git["kind"], git["hooks"], git["status"]) == (

@@ -378,7 +378,7 @@ def test_core_defaults_are_named_plugins() -> None:
         assert isinstance(m.pm.get_plugin(name), cls)
         record = m.record(name)
         assert record is not None
-        assert (record.kind, record.status, record.distribution) == ("core", "loaded", "harness-core")
+        assert (record.kind, record.status, record.distribution) == ("core", "loaded", "harness-agent-core")
     assert set(CORE_PLUGINS) == set(expected)
 
 
