@@ -10,6 +10,7 @@ from typing import Any, Final
 import attrs
 
 from harness_core import (
+    describe_unknown_names,
     HarnessCapabilityUnsupportedError,
     HarnessConfigurationError,
     McpHttpServer,
@@ -157,9 +158,7 @@ class AcpSettings:
         """
         unknown = sorted(set(settings) - set(_KNOWN))
         if unknown:
-            raise HarnessConfigurationError(
-                f"acp(): unknown setting(s) {', '.join(map(repr, unknown))}; known settings are {', '.join(sorted(_KNOWN))}"
-            )
+            raise HarnessConfigurationError(describe_unknown_names("acp()", "setting", unknown, _KNOWN))
         agent = settings.get("agent")
         profile: AgentProfile | None = None
         if agent is not None:

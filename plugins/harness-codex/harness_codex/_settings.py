@@ -9,6 +9,7 @@ from typing import Any, Final
 import attrs
 
 from harness_core import (
+    describe_unknown_names,
     HarnessConfigurationError,
     McpServerConfig,
     McpStdioServer,
@@ -87,7 +88,7 @@ class CodexSettings:
         """Check keyword settings. Raises :class:`HarnessConfigurationError` naming a bad one."""
         unknown = sorted(set(settings) - _KEYS)
         if unknown:
-            raise HarnessConfigurationError(f"codex(): unknown setting {', '.join(map(repr, unknown))}")
+            raise HarnessConfigurationError(describe_unknown_names("codex()", "setting", unknown, _KEYS))
         for key in ("model", "base_url", "api_key"):
             value = settings.get(key)
             if value is not None and (not isinstance(value, str) or not value):
