@@ -10,11 +10,11 @@ from typing import Any, Final
 import attrs
 
 from harness_core import (
-    describe_unknown_names,
     HarnessCapabilityUnsupportedError,
     HarnessConfigurationError,
     McpHttpServer,
     PermissionMode,
+    describe_unknown_names,
     parse_mcp_servers,
 )
 

@@ -9,7 +9,12 @@ from typing import Any, Final
 
 import attrs
 
-from harness_core import HarnessConfigurationError, McpServerConfig, describe_unknown_names, parse_mcp_servers
+from harness_core import (
+    HarnessConfigurationError,
+    McpServerConfig,
+    describe_unknown_names,
+    parse_mcp_servers,
+)
 
 __all__ = ["HARNESS_ID", "HOST_PREFIX", "HOST_SERVER", "RESERVED_OPTIONS", "ClaudeCodeSettings"]
 

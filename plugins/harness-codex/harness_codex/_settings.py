@@ -9,10 +9,10 @@ from typing import Any, Final
 import attrs
 
 from harness_core import (
-    describe_unknown_names,
     HarnessConfigurationError,
     McpServerConfig,
     McpStdioServer,
+    describe_unknown_names,
     parse_mcp_servers,
 )
 

@@ -10,7 +10,12 @@ from typing import Any, Final, Literal
 
 import attrs
 
-from harness_core import HarnessConfigurationError, McpServerConfig, describe_unknown_names, parse_mcp_servers
+from harness_core import (
+    HarnessConfigurationError,
+    McpServerConfig,
+    describe_unknown_names,
+    parse_mcp_servers,
+)
 
 __all__ = ["API_KINDS", "DEFAULT_PROVIDER", "HARNESS_ID", "PiSettings"]
 
