@@ -22,6 +22,7 @@ from harness_core.adapter import (
     TurnEnd,
 )
 from harness_core.agent.answers import ApprovalResponse, ToolResultContinuation
+from harness_core.turn_capabilities import EachAnswerTurn
 from harness_core.agent.continuation_store import (
     ContinuationReplayError,
     ContinuationStore,
@@ -157,6 +158,7 @@ __all__ = [
     "CommandResult",
     "ContinuationReplayError",
     "ContinuationStore",
+    "EachAnswerTurn",
     "ErrorPart",
     "ExecutionContext",
     "FilterRequest",
