@@ -22,7 +22,6 @@ from harness_core.adapter import (
     TurnEnd,
 )
 from harness_core.agent.answers import ApprovalResponse, ToolResultContinuation
-from harness_core.turn_capabilities import EachAnswerTurn
 from harness_core.agent.continuation_store import (
     ContinuationReplayError,
     ContinuationStore,
@@ -133,6 +132,7 @@ from harness_core.tools.definition import (
     define_harness_tool,
 )
 from harness_core.tools.output import MAX_OUTPUT_CHARS, ToolOutput, normalize_output, sanitize_text
+from harness_core.turn_capabilities import EachAnswerTurn
 
 __all__ = [
     "COMPACTION_TOOL",

@@ -45,7 +45,6 @@ from harness_core.agent.state import PendingApprovalState
 from harness_core.agent.turn_record import TurnRecord
 from harness_core.agent.turn_state import TurnState
 from harness_core.hook_contexts import ProjectionContext
-from harness_core.turn_capabilities import acts_on_each_answer
 from harness_core.parts.models import (
     AbortPart,
     ErrorPart,
@@ -60,6 +59,7 @@ from harness_core.parts.models import (
     Usage,
 )
 from harness_core.tools.definition import HarnessTool
+from harness_core.turn_capabilities import acts_on_each_answer
 
 __all__ = ["Mode", "SliceRequest", "TurnRunner"]
 

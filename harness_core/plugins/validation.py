@@ -17,8 +17,8 @@ read or parsed counts as a possible policy.
 from __future__ import annotations
 
 import ast
-import reprlib
 import importlib.machinery
+import reprlib
 import sys
 from collections.abc import Iterable, Mapping
 

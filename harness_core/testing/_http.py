@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import socket
@@ -93,10 +94,8 @@ class HTTPAnswerServer(ThreadingHTTPServer):
         with self._connections_lock:
             connections = list(self._connections)
         for connection in connections:
-            try:
+            with contextlib.suppress(OSError):  # already closed by the client
                 connection.shutdown(socket.SHUT_RDWR)
-            except OSError:
-                pass
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """Log handler failures; a client hanging up is routine and logged at debug level."""

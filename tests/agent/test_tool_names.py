@@ -13,16 +13,16 @@ def named(name: str) -> HarnessTool:
     return define_harness_tool(name=name, description="d", input={"type": "object"}, execute=lambda v, c: "ok")
 
 
-def PrefixingAdapter(script: list[object]) -> ScriptedAdapter:  # noqa: N802 - reads as a class
+def prefixing_adapter() -> ScriptedAdapter:
     return ScriptedAdapter([], host_tool_prefix="mcp__harness__")
 
 
 def test_a_prefixed_name_over_64_characters_is_refused() -> None:
     fits = "a" * 50  # mcp__harness__ + 50 = 64
-    HarnessAgent(harness=PrefixingAdapter([]), tools=[named(fits)], include_plugin_tools=False)
+    HarnessAgent(harness=prefixing_adapter(), tools=[named(fits)], include_plugin_tools=False)
     too_long = "b" * 51
     with pytest.raises(HarnessConfigurationError) as caught:
-        HarnessAgent(harness=PrefixingAdapter([]), tools=[named(fits), named(too_long)], include_plugin_tools=False)
+        HarnessAgent(harness=prefixing_adapter(), tools=[named(fits), named(too_long)], include_plugin_tools=False)
     message = str(caught.value)
     assert f"'{too_long}' (65 characters as mcp__harness__{too_long})" in message
     assert "at most 50 characters" in message and repr(fits) not in message

@@ -12,6 +12,7 @@ an executed batch does not run again.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
@@ -30,6 +31,11 @@ from .state import CallState, PendingStep
 from .tools import SETTINGS_KEY, WORKSPACE_KEY
 
 __all__ = ["ToolStep"]
+
+
+def _decided(pending: PendingStep, undecided: frozenset[str]) -> bool:
+    """True once one of the ``undecided`` calls got its decision."""
+    return any(c.status != "approval" for c in pending.calls if c.call_id in undecided)
 
 
 def _waiting(pending: PendingStep) -> bool:
@@ -79,10 +85,9 @@ class ToolStep:
             await self._signals.guard(self._execute(pending))
             for part in result_parts(pending.calls):
                 yield part
-            undecided = {c.call_id for c in pending.calls if c.status == "approval"}
+            undecided = frozenset(c.call_id for c in pending.calls if c.status == "approval")
             yield AwaitingAnswers()
-            await self._signals.wait_until(
-                lambda: any(c.status != "approval" for c in pending.calls if c.call_id in undecided))
+            await self._signals.wait_until(functools.partial(_decided, pending, undecided))
         for call in pending.calls:
             if call.status in ("denied", "refused") and call.content is None:
                 reason = call.reason or "denied"
