@@ -55,3 +55,26 @@ async def test_approving_one_of_two_builtin_calls_runs_it_now(scripted_model_ser
     sent = json.dumps(server.requests[-1].body)
     assert "Execution denied: no" in sent
     await session.destroy()
+
+
+async def test_a_partly_answered_step_continues_in_another_session(scripted_model_server, workspace: Path) -> None:
+    server = scripted_model_server(Script.of(
+        ModelTurn(tool_calls=[ToolCallSpec("bash", {"command": "echo one >> log.txt"}, id="c1"),
+                              ToolCallSpec("bash", {"command": "echo two >> log.txt"}, id="c2")]),
+        "done"))
+    agent = agent_for(server)
+    session = await agent.create_session(sandbox=LocalSandbox(workspace))
+    first = await agent.generate(session=session, prompt="go")
+    by_call = {r.tool_call.tool_call_id: r for r in first.approval_requests}
+    await agent.continue_generate(session=session, approval_responses=[
+        {"approval_id": by_call["c1"].approval_id, "approved": True}])
+    assert (workspace / "log.txt").read_text() == "one\n"
+    state = json.loads(json.dumps(await session.suspend_turn()))
+    later = await agent.create_session(continue_from=state, sandbox=LocalSandbox(workspace))
+    done = await agent.continue_generate(session=later, approval_responses=[
+        {"approval_id": by_call["c2"].approval_id, "approved": True}])
+    assert done.finish_reason == "stop"
+    # c1 ran once, before the suspension; c2 once, after it.
+    assert (workspace / "log.txt").read_text() == "one\ntwo\n"
+    assert [p.tool_call_id for p in done.parts if p.type == "tool-result" and not p.dynamic] == ["c2"]
+    await later.destroy()
