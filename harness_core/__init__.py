@@ -133,6 +133,7 @@ from harness_core.tools.definition import (
     define_harness_tool,
 )
 from harness_core.tools.output import MAX_OUTPUT_CHARS, ToolOutput, normalize_output, sanitize_text
+from harness_core.turn_capabilities import EachAnswerTurn
 
 __all__ = [
     "COMPACTION_TOOL",
@@ -158,6 +159,7 @@ __all__ = [
     "CommandResult",
     "ContinuationReplayError",
     "ContinuationStore",
+    "EachAnswerTurn",
     "ErrorPart",
     "ExecutionContext",
     "FilterRequest",

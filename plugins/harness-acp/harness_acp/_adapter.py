@@ -7,7 +7,7 @@ from typing import Any
 from harness_core import StartRequest, require_path_sandbox
 
 from ._session import AcpSession
-from ._settings import HARNESS_ID, AcpSettings
+from ._settings import HARNESS_ID, HOST_PREFIX, AcpSettings
 
 __all__ = ["AcpAdapter", "acp"]
 
@@ -26,6 +26,9 @@ class AcpAdapter:
 
     harness_id: str = HARNESS_ID
     supports_builtin_filtering: bool = False
+    host_tool_prefix: str = HOST_PREFIX
+    """Host tools reach the runtime as ``mcp__harness__<name>`` (the core keeps the
+    prefixed name within the provider's 64 characters)."""
 
     def __init__(self, settings: AcpSettings) -> None:
         self.settings = settings

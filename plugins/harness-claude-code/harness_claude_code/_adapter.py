@@ -11,7 +11,7 @@ from typing import Any, Final
 from harness_core import HarnessConfigurationError, StartRequest
 
 from ._session import ClaudeCodeSession
-from ._settings import HARNESS_ID, ClaudeCodeSettings
+from ._settings import HARNESS_ID, HOST_PREFIX, ClaudeCodeSettings
 
 __all__ = ["HARNESS_ID", "ClaudeCodeAdapter", "claude_code", "find_cli"]
 
@@ -51,6 +51,9 @@ class ClaudeCodeAdapter:
     harness_id: str = HARNESS_ID
     supports_builtin_approvals: bool = True
     supports_builtin_filtering: bool = True
+    host_tool_prefix: str = HOST_PREFIX
+    """Host tools reach the runtime as ``mcp__harness__<name>`` (the core keeps the
+    prefixed name within the provider's 64 characters)."""
 
     def __init__(self, settings: ClaudeCodeSettings) -> None:
         self.settings = settings

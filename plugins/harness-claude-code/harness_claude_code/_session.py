@@ -61,6 +61,7 @@ class ClaudeCodeSession:
         self._bypass = not request.builtin_approvals
         self._filter = request.builtin_filter
         self._host_tools: tuple[HostToolSpec, ...] = tuple(request.host_tools)
+        self._withheld_host_tools = request.withheld_host_tools
         self._instructions = request.instructions
         self._continue: ContinueState | None = None
         self.claude_session_id: str | None = None
@@ -172,7 +173,9 @@ class ClaudeCodeSession:
             raise TurnStateError(f"claude-code session {self.session_id!r} has an unfinished turn; cannot {action}")
 
     def _new_turn(self, kind: TurnKind) -> ClaudeCodeTurn:
-        return ClaudeCodeTurn(self, kind, withhold_calls=not self._bypass)
+        turn = ClaudeCodeTurn(self, kind, withhold_calls=not self._bypass)
+        turn.view.withheld_host_tools = self._withheld_host_tools
+        return turn
 
     # -- AdapterSession -------------------------------------------------------------------
 
