@@ -120,7 +120,10 @@ from harness_core.sandbox import (
     LocalSandbox,
     Sandbox,
     SandboxView,
+    path_in_workspace,
+    paths_outside,
     require_path_sandbox,
+    resolve_like_os,
 )
 from harness_core.tools.definition import (
     BuiltinTool,
@@ -246,7 +249,10 @@ __all__ = [
     "normalize_output",
     "parse_mcp_servers",
     "parse_part",
+    "path_in_workspace",
+    "paths_outside",
     "require_path_sandbox",
+    "resolve_like_os",
     "run_tool",
     "sanitize_text",
     "settle_error",
