@@ -120,7 +120,10 @@ from harness_core.sandbox import (
     LocalSandbox,
     Sandbox,
     SandboxView,
+    path_in_workspace,
+    paths_outside,
     require_path_sandbox,
+    resolve_like_os,
 )
 from harness_core.suggestions import describe_unknown_names
 from harness_core.tools.definition import (
@@ -250,7 +253,10 @@ __all__ = [
     "normalize_output",
     "parse_mcp_servers",
     "parse_part",
+    "path_in_workspace",
+    "paths_outside",
     "require_path_sandbox",
+    "resolve_like_os",
     "run_tool",
     "sanitize_text",
     "settle_error",

@@ -32,7 +32,7 @@ from ._runtime import RuntimeStartError
 from ._sandboxing import sandbox_settings
 from ._settings import ClaudeCodeSettings
 from ._state import ContinueState, ResumeState, parse_continue_state, parse_resume_state
-from ._transcript import relocate_transcript
+from ._transcript import find_transcript, relocate_transcript
 from ._turn import ClaudeCodeTurn, TurnKind
 
 __all__ = ["ClaudeCodeSession"]
@@ -228,6 +228,8 @@ class ClaudeCodeSession:
         state, self._continue = self._continue, None
         turn = self._turn = self._new_turn("continue")
         turn.restore(state.calls)
+        config_dir, claude_session = config_dir_of(self._settings), state.claude_session_id
+        turn.read_transcript_with(lambda: find_transcript(config_dir, claude_session))
 
         async def prelude() -> None:
             await turn.wait_for_answers()
