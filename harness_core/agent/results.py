@@ -206,7 +206,9 @@ class StreamResult:
         if self._collected is None:
             collected = collect_parts(self._parts, tools_context=self._tools_context)
             if self._output is not None:
-                structured = StructuredOutput.check(self._output, collected.text, collected.finish_reason)
+                # The answer is the last step with text (a runtime may close the turn with an empty step).
+                answer = next((s.text for s in reversed(collected.steps) if s.text.strip()), "")
+                structured = StructuredOutput.check(self._output, answer, collected.finish_reason)
                 collected = attrs.evolve(collected, structured=structured)
             self._collected = collected
         return self._collected

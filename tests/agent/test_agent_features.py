@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pydantic
 import pytest
@@ -233,7 +233,7 @@ def test_capabilities_table(tmp_path: Path) -> None:
     assert set(caps.to_json()) == {c.value for c in Capability}
     assert "plan-mode" in caps.format_table()
     json.dumps(caps.to_json())
-    with pytest.raises(HarnessCapabilityUnsupportedError, match="plan-mode.*no read-only mode"):
+    with pytest.raises(HarnessCapabilityUnsupportedError, match=r"plan-mode.*no read-only mode"):
         caps.require("plan-mode", "mode='plan'")
     with pytest.raises(HarnessCapabilityUnsupportedError, match="plan-mode"):
         adapter.agent(mode="plan")
@@ -246,7 +246,7 @@ def test_capabilities_of_checks_declarations() -> None:
         harness_id = "bare"
         supports_builtin_approvals = True
         supports_builtin_filtering = False
-        capabilities = {"plan-mode": supported("x"), "builtin-filtering": supported("contradicted")}
+        capabilities: ClassVar = {"plan-mode": supported("x"), "builtin-filtering": supported("contradicted")}
 
     caps = capabilities_of(Bare())
     assert caps.supports("plan-mode") and caps.supports("builtin-approvals")
@@ -254,7 +254,7 @@ def test_capabilities_of_checks_declarations() -> None:
 
     class Wrong:
         harness_id = "wrong"
-        capabilities = {"telepathy": True}
+        capabilities: ClassVar = {"telepathy": True}
 
     with pytest.raises(ValueError):
         capabilities_of(Wrong())

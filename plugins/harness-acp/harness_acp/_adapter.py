@@ -6,6 +6,7 @@ from typing import Any
 
 from harness_core import StartRequest, require_path_sandbox
 
+from ._capabilities import CAPABILITIES
 from ._session import AcpSession
 from ._settings import HARNESS_ID, AcpSettings
 
@@ -26,6 +27,7 @@ class AcpAdapter:
 
     harness_id: str = HARNESS_ID
     supports_builtin_filtering: bool = False
+    capabilities = CAPABILITIES
 
     def __init__(self, settings: AcpSettings) -> None:
         self.settings = settings

@@ -10,6 +10,7 @@ from typing import Any, Final
 
 from harness_core import HarnessConfigurationError, StartRequest
 
+from ._capabilities import CAPABILITIES
 from ._session import ClaudeCodeSession
 from ._settings import HARNESS_ID, ClaudeCodeSettings
 
@@ -51,6 +52,7 @@ class ClaudeCodeAdapter:
     harness_id: str = HARNESS_ID
     supports_builtin_approvals: bool = True
     supports_builtin_filtering: bool = True
+    capabilities = CAPABILITIES
 
     def __init__(self, settings: ClaudeCodeSettings) -> None:
         self.settings = settings
