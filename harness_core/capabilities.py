@@ -170,6 +170,6 @@ def capabilities_of(adapter: object) -> HarnessCapabilities:
     for name, flag in ((Capability.BUILTIN_APPROVALS, "supports_builtin_approvals"),
                        (Capability.BUILTIN_FILTERING, "supports_builtin_filtering")):
         value = bool(getattr(adapter, flag, False))
-        if value != entries[name].supported:
+        if value != entries[name].supported or (not value and entries[name].detail == _NOT_DECLARED):
             entries[name] = supported() if value else unsupported(f"the adapter sets {flag}=False")
     return HarnessCapabilities(harness_id=str(getattr(adapter, "harness_id", "?")), entries=entries)
