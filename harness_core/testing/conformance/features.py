@@ -63,4 +63,4 @@ class FeatureChecks:
         assert "1. change plan-target.txt" in result.all_text
         assert [r.tool_name for r in parts_of(result.parts, ToolResultPart)] == ["read"]
         assert not parts_of(result.parts, ToolOutputDeniedPart)
-        assert (workspace / "plan-target.txt").read_text() == "before\n"  # noqa: ASYNC240
+        assert (workspace / "plan-target.txt").read_text() == "before\n"
