@@ -133,6 +133,7 @@ from harness_core.sandbox import (
     SandboxView,
     require_path_sandbox,
 )
+from harness_core.suggestions import describe_unknown_names
 from harness_core.tools.definition import (
     BuiltinTool,
     HarnessTool,
@@ -254,6 +255,7 @@ __all__ = [
     "capabilities_of",
     "create_plugin_manager",
     "define_harness_tool",
+    "describe_unknown_names",
     "enforces",
     "execute_call",
     "get_plugin_manager",

@@ -234,13 +234,13 @@ class HarnessPluginManager:
         try:
             plugin = ep.load()
         except (Exception, SystemExit) as exc:
-            raise _RegistrationError(f"import failed: {describe_error(exc)}", exc, _guard_of_source(ep.value)) from exc
+            raise _RegistrationError(f"import failed: {describe_error(exc, origin=True)}", exc, _guard_of_source(ep.value)) from exc
         if isinstance(plugin, type):
             try:
                 plugin = plugin()
             except Exception as exc:
                 raise _RegistrationError(
-                    f"could not instantiate plugin class {plugin.__qualname__}: {describe_error(exc)}", exc,
+                    f"could not instantiate plugin class {plugin.__qualname__}: {describe_error(exc, origin=True)}", exc,
                     _guard_of_object(plugin),
                 ) from exc
         return plugin
@@ -252,7 +252,7 @@ class HarnessPluginManager:
             validate_plugin(self.pm, plugin)
         except (Exception, SystemExit) as exc:
             raise _RegistrationError(
-                f"registration failed: {describe_error(exc)}", exc, _guard_of_object(plugin)
+                f"registration failed: {describe_error(exc, origin=True)}", exc, _guard_of_object(plugin)
             ) from exc
         attribute(self.pm, plugin)
         record = PluginRecord(name, distribution, version, self._kind_of(name, plugin), self._hooks_of(plugin),

@@ -38,6 +38,7 @@ if TYPE_CHECKING:
         IsolatedHome,
         make_isolated_home,
         missing_runtime_reason,
+        runtime_required,
         skip_unless_runtime,
     )
     from harness_core.testing._scenario_script import (
@@ -123,6 +124,7 @@ _LAZY: dict[str, str] = {
     "load_script": "harness_core.testing._loader",
     "make_isolated_home": "harness_core.testing._runtimes",
     "missing_runtime_reason": "harness_core.testing._runtimes",
+    "runtime_required": "harness_core.testing._runtimes",
     "parse_script_text": "harness_core.testing._loader",
     "received_tool_results": "harness_core.testing._scenario_script",
     "resolve_tool_name": "harness_core.testing._tools",
@@ -160,6 +162,7 @@ __all__ = [
     "IsolatedHome",
     "IsolatedPlugins",
     "KNOWN_RUNTIMES",
+    "runtime_required",
     "Message",
     "ModelRequest",
     "ModelTurn",
