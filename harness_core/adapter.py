@@ -170,11 +170,19 @@ class PromptRequest:
         prompt: the user's message text.
         host_tools: host tools offered for this turn (inactive ones removed).
         instructions: text appended to the system prompt, or ``None``.
+        output_schema: with structured output (``HarnessAgent(output=...)``), the JSON
+            Schema (an object schema) the final answer must match; the adapter then makes
+            the turn's **last step carry the answer as its text, the JSON document only**
+            (the core validates it). Only sent to adapters declaring ``structured-output``.
+        mode: ``"default"``, or ``"plan"``: the runtime plans without editing (only sent to
+            adapters declaring ``plan-mode``; see :mod:`harness_core.capabilities`).
     """
 
     prompt: str
     host_tools: Sequence[HostToolSpec] = ()
     instructions: str | None = None
+    output_schema: JsonSchema | None = None
+    mode: Literal["default", "plan"] = "default"
 
 
 @attrs.frozen

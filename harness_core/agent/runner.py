@@ -42,6 +42,7 @@ from harness_core.agent.host_call import HostCallPath, normalize_continuation
 from harness_core.agent.session_control import SessionControl
 from harness_core.agent.slice_services import CallScheduler, SliceServices
 from harness_core.agent.state import PendingApprovalState
+from harness_core.agent.stop import StopWatch
 from harness_core.agent.turn_record import TurnRecord
 from harness_core.agent.turn_state import TurnState
 from harness_core.hook_contexts import ProjectionContext
@@ -67,6 +68,7 @@ logger = logging.getLogger("harness_core")
 
 Mode = Literal["prompt", "continue", "compact"]
 _PAUSE: Literal["pause"] = "pause"
+_STOPPED: Literal["stopped"] = "stopped"
 
 
 class SliceRequest:
@@ -80,11 +82,14 @@ class SliceRequest:
             pending ids.
         tools_context: the tools context map for this slice (after ``prepare_call``).
         compact_turn: the adapter turn of a compaction.
+        stop: the turn's stop conditions (:mod:`harness_core.agent.stop`), or ``None``.
     """
 
     def __init__(self, mode: Mode, *, prompt: PromptRequest | None = None,
                  approvals: Sequence[ApprovalResponse] = (), results: Sequence[ToolResultContinuation] = (),
-                 tools_context: Mapping[str, Any] | None = None, compact_turn: AdapterTurn | None = None) -> None:
+                 tools_context: Mapping[str, Any] | None = None, compact_turn: AdapterTurn | None = None,
+                 stop: StopWatch | None = None) -> None:
+        self.stop = stop
         self.mode = mode
         self.prompt = prompt
         self.approvals = list(approvals)
@@ -205,6 +210,9 @@ class TurnRunner:
             if self._crashed:
                 await self._abort_adapter_turn(turn)
             self._end_turn(turn, outcome)
+        elif outcome == _STOPPED:  # a stop condition matched: the turn stays unfinished (stop.py)
+            self._finish("tool-calls", Usage())
+            control.state = TurnState.STOPPED
         else:
             self._pause(turn)
 
@@ -243,6 +251,9 @@ class TurnRunner:
             else:
                 for part in hooks.project_event(event, turn.projection):
                     self._emitter.emit(part)
+            stop = self._request.stop
+            if stop is not None and not turn.waiting_for_user() and await stop.should_stop():
+                return _STOPPED
 
     # -- continuing ----------------------------------------------------------------------
 

@@ -6,6 +6,7 @@ from typing import Any
 
 from harness_core import StartRequest, require_path_sandbox
 
+from ._capabilities import CAPABILITIES
 from ._session import AcpSession
 from ._settings import HARNESS_ID, HOST_PREFIX, AcpSettings
 
@@ -29,6 +30,7 @@ class AcpAdapter:
     host_tool_prefix: str = HOST_PREFIX
     """Host tools reach the runtime as ``mcp__harness__<name>`` (the core keeps the
     prefixed name within the provider's 64 characters)."""
+    capabilities = CAPABILITIES
 
     def __init__(self, settings: AcpSettings) -> None:
         self.settings = settings

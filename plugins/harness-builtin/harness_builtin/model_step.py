@@ -31,6 +31,7 @@ from .offer import ToolOffer
 from .repair import CallProblem, RawCall, check_call, repair_note
 from .state import CallState, PendingStep
 from .streaming import ModelResponse, ResponseStreamer
+from .turn_features import FINAL_ANSWER, FinalAnswerText
 
 __all__ = ["ModelStep", "StepResult"]
 
@@ -88,8 +89,9 @@ class ModelStep:
                 yield notice
         yield StartStepPart()
         response = ModelResponse()
+        final_text = FinalAnswerText()
         async for part in self._streamer.stream(request, response, builtin_names=offer.runtime_names):
-            yield part
+            yield final_text.project(part)
         done = response.done
         assert done is not None
         conversation.add_usage(done.usage)
@@ -101,6 +103,12 @@ class ModelStep:
             return
         counters.repairs = 0
         counters.repair_mode = False
+        answer = next((raw for raw, _ in checked if raw.name == FINAL_ANSWER), None)
+        if answer is not None:  # structured output: the answer ends the turn (turn_features.py)
+            conversation.append(AssistantMessage(text=answer.arguments, reasoning=tuple(response.reasoning)))
+            yield FinishStepPart(finish_reason="stop", usage=done.usage)
+            result.end = [turn_end(counters, "stop")]
+            return
         conversation.append(AssistantMessage(
             text=response.text,
             reasoning=tuple(response.reasoning),

@@ -10,6 +10,7 @@ from typing import Any, Final
 
 from harness_core import HarnessConfigurationError, StartRequest
 
+from ._capabilities import CAPABILITIES
 from ._session import ClaudeCodeSession
 from ._settings import HARNESS_ID, HOST_PREFIX, ClaudeCodeSettings
 
@@ -54,6 +55,7 @@ class ClaudeCodeAdapter:
     host_tool_prefix: str = HOST_PREFIX
     """Host tools reach the runtime as ``mcp__harness__<name>`` (the core keeps the
     prefixed name within the provider's 64 characters)."""
+    capabilities = CAPABILITIES
 
     def __init__(self, settings: ClaudeCodeSettings) -> None:
         self.settings = settings

@@ -14,6 +14,7 @@ from harness_core import (
     require_path_sandbox,
 )
 
+from ._capabilities import CAPABILITIES
 from ._session import CodexSession
 from ._settings import HARNESS_ID, CodexSettings
 
@@ -45,6 +46,7 @@ class CodexAdapter:
     harness_id: str = HARNESS_ID
     supports_builtin_approvals: bool = True
     supports_builtin_filtering: bool = False
+    capabilities = CAPABILITIES
 
     def __init__(self, settings: CodexSettings) -> None:
         self.settings = settings

@@ -13,6 +13,7 @@ from harness_core import (
     require_path_sandbox,
 )
 
+from ._capabilities import CAPABILITIES
 from ._launch import find_pi, pi_version
 from ._session import PiSession
 from ._settings import HARNESS_ID, PiSettings
@@ -34,6 +35,7 @@ class PiAdapter:
     harness_id: str = HARNESS_ID
     supports_builtin_approvals: bool = True
     supports_builtin_filtering: bool = True
+    capabilities = CAPABILITIES
 
     def __init__(self, settings: PiSettings) -> None:
         self.settings = settings
