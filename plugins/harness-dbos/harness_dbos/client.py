@@ -72,7 +72,7 @@ class DurableClient:
 
     async def result(self, workflow_id: str) -> dict[str, Any]:
         """Wait for the turn's result."""
-        handle = await self._client.retrieve_workflow_async(workflow_id)
+        handle: Any = await self._client.retrieve_workflow_async(workflow_id)
         value: dict[str, Any] = await handle.get_result(polling_interval_sec=0.1)
         return value
 
@@ -82,9 +82,11 @@ class DurableClient:
         rows = self._client.list_workflows(limit=limit, sort_desc=True, load_input=True, load_output=False)
         found = []
         for row in rows:
-            if not (row.name or "").startswith("harness.turn."):
+            if not str(row.name).startswith("harness.turn."):
                 continue
-            request = (row.input or {}).get("args", ((),))[0] if row.input else {}
+            inputs: Any = row.input
+            args = inputs.get("args") if isinstance(inputs, dict) else None
+            request = args[0] if args else None
             session_id = request.get("session_id") if isinstance(request, dict) else None
             found.append({"workflow_id": row.workflow_id, "name": row.name, "status": row.status,
                           "session_id": session_id, "created_at": row.created_at})

@@ -30,10 +30,10 @@ from harness_core import (
     TurnStateError,
 )
 
+from . import plugin as plugin_module
 from ._context import TurnRuntime, current_turn
 from .launch import claims_store
 from .model import DurableModelClient
-from . import plugin as plugin_module
 from .plugin import PLUGIN_NAME
 from .publish import publish_slice
 
@@ -162,7 +162,7 @@ class DurableAgent:
         count, ``state`` for the next turn's ``resume_from``)."""
         from dbos import DBOS
 
-        handle = await DBOS.retrieve_workflow_async(workflow_id)
+        handle: Any = await DBOS.retrieve_workflow_async(workflow_id)
         value: dict[str, Any] = await handle.get_result()
         return value
 
@@ -215,8 +215,8 @@ class DurableAgent:
                 continue
             try:
                 return self.agent.continue_stream(
-                    session=session, approval_responses=message.get("approval_responses") or None,
-                    tool_result_continuations=message.get("tool_results") or None,
+                    session=session, approval_responses=list(message.get("approval_responses") or ()),
+                    tool_result_continuations=list(message.get("tool_results") or ()),
                 )
             except (TurnStateError, ValueError, TypeError, AttributeError) as exc:
                 status = {**_status(session, str(session.state), parts), "rejected": f"{type(exc).__name__}: {exc}"}

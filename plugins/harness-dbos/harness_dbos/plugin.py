@@ -9,13 +9,17 @@ returns the inner awaitable unchanged and never imports DBOS.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Generator
+from collections.abc import Awaitable, Generator, Sequence
+from typing import TYPE_CHECKING
 
 from harness_core import ExecutionContext, ToolCall, ToolOutput, hookimpl
 
 from ._context import current_turn
 
-__all__ = ["PLUGIN_NAME", "harness_execute_tool"]
+if TYPE_CHECKING:
+    import click
+
+__all__ = ["PLUGIN_NAME", "harness_cli_commands", "harness_execute_tool"]
 
 PLUGIN_NAME = "dbos"
 """The name this plugin is registered under (its entry-point name)."""
@@ -33,3 +37,11 @@ def harness_execute_tool(
     from .tool_step import durable_tool_call
 
     return durable_tool_call(awaitable, call, runtime)
+
+
+@hookimpl
+def harness_cli_commands() -> Sequence[click.Command]:
+    """``harness worker`` and ``harness sessions``."""
+    from .cli import commands
+
+    return commands()

@@ -66,5 +66,19 @@ async def durable_tool_call(awaitable: Awaitable[ToolOutput], call: ToolCall, ru
     try:
         return await run_recorded_step(f"host-tool:{call.tool_name}", execute)
     finally:
-        if not started and inspect.iscoroutine(awaitable):
-            awaitable.close()  # replayed or interrupted: the execution never runs
+        if not started:
+            _discard(awaitable)  # replayed or interrupted: the execution never runs
+
+
+def _discard(awaitable: object) -> None:
+    """Close a coroutine that will never run, and the unstarted coroutines it was given
+    as arguments (the inner ``harness_execute_tool`` layers), so none warns that it was
+    never awaited."""
+    if not inspect.iscoroutine(awaitable):
+        return
+    created = inspect.getcoroutinestate(awaitable) == inspect.CORO_CREATED
+    frame = awaitable.cr_frame
+    arguments = list(frame.f_locals.values()) if created and frame is not None else []
+    awaitable.close()
+    for argument in arguments:
+        _discard(argument)

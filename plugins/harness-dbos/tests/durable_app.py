@@ -3,7 +3,7 @@
 Settings come from the environment (set by the tests): ``APP_MODEL_URL`` (the scripted
 model server, OpenAI wire), ``APP_EFFECTS`` (the side-effect file each host-tool execution
 appends a line to), ``APP_TOOL_SLEEP`` (seconds the ``record`` tool sleeps after its side
-effect), ``APP_APPROVAL`` (``user-approval`` makes ``record`` ask first).
+effect when its text is in the comma-separated ``APP_SLOW_TEXTS``), ``APP_APPROVAL`` (``user-approval`` makes ``record`` ask first).
 """
 
 from __future__ import annotations
@@ -12,9 +12,9 @@ import os
 import time
 from typing import Any
 
+import harness_dbos
 from harness_builtin import create_model_client
 
-import harness_dbos
 from harness_core import HarnessAgent, define_harness_tool
 
 
@@ -23,7 +23,8 @@ def _record(input: dict[str, Any], ctx: Any) -> str:
         effects.write(f"{input['text']} pid={os.getpid()}\n")
         effects.flush()
         os.fsync(effects.fileno())
-    time.sleep(float(os.environ.get("APP_TOOL_SLEEP", "0")))
+    if input["text"] in os.environ.get("APP_SLOW_TEXTS", "").split(","):
+        time.sleep(float(os.environ.get("APP_TOOL_SLEEP", "0")))
     return f"recorded {input['text']}"
 
 
