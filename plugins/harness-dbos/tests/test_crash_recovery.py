@@ -9,9 +9,6 @@ file, one line per execution with the executing process's pid.
 
 from __future__ import annotations
 
-import json
-import time
-
 import anyio
 import harness_dbos
 from dbos_helpers import TIMEOUT, wait_until
@@ -27,9 +24,6 @@ def _final(workers, workflow_id: str) -> dict:
 
     return anyio.run(main)
 
-
-def _tool_results(server: ScriptedModelServer, index: int) -> str:
-    return json.dumps(server.requests_of_model_call(index)) if hasattr(server, "requests_of_model_call") else ""
 
 
 def test_killed_during_a_model_request_recovers_without_resending_recorded_requests(make_workers, workflow_id):
@@ -69,10 +63,8 @@ def test_killed_during_a_host_tool_never_runs_it_again(make_workers, workflow_id
         wait_until(lambda: workers.effects_lines(), "the host tool's side effect")
         workers.kill(first)
 
-        started = time.monotonic()
         workers.worker()
         result = _final(workers, workflow_id)
-        print("recovered in", time.monotonic() - started)
 
         assert result["finish_reason"] == "stop"
         assert len(workers.effects_lines()) == 1  # exactly once, by the killed worker
