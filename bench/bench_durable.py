@@ -54,7 +54,7 @@ def _agent(url: str, durable: bool) -> HarnessAgent:
     client: Any = create_model_client("openai:scripted", base_url=url, api_key="bench", max_retries=0)
     model = harness_dbos.durable_model(client) if durable else client
     return HarnessAgent(harness="builtin", harness_options={"model": model}, tools=[ECHO],
-                        include_plugin_tools=False, plugins=[harness_dbos.plugin])
+                        include_plugin_tools=False)
 
 
 async def _plain(agent: HarnessAgent) -> float:

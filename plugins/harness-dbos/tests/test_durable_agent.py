@@ -11,6 +11,7 @@ import textwrap
 import harness_dbos
 import pytest
 from harness_builtin import create_model_client
+from harness_builtin import plugin as builtin_plugin
 from harness_dbos import plugin as dbos_plugin
 from harness_dbos._recorded import Failure, Outcome
 
@@ -22,13 +23,14 @@ def _client() -> object:
 
 
 def test_the_builtin_model_must_be_durable() -> None:
-    agent = HarnessAgent(harness="builtin", harness_options={"model": _client()}, plugins=[dbos_plugin])
+    manager = create_plugin_manager(load_entry_points=False, env={}, plugins=[dbos_plugin, builtin_plugin])
+    agent = HarnessAgent(harness="builtin", harness_options={"model": _client()}, plugin_manager=manager)
     with pytest.raises(HarnessConfigurationError, match="durable_model"):
         harness_dbos.DurableAgent(agent, name="unwrapped")
 
 
 def test_the_plugin_must_be_registered() -> None:
-    manager = create_plugin_manager(load_entry_points=False, env={})
+    manager = create_plugin_manager(load_entry_points=False, env={}, plugins=[builtin_plugin])
     agent = HarnessAgent(harness="builtin", harness_options={"model": harness_dbos.durable_model(_client())},
                          plugin_manager=manager)
     with pytest.raises(HarnessConfigurationError, match="'dbos' plugin"):
@@ -46,13 +48,14 @@ def test_durable_model_refuses_what_is_not_a_client() -> None:
 def test_outside_a_durable_turn_tools_and_models_pass_through_without_importing_dbos() -> None:
     code = textwrap.dedent("""
         import sys
-        from harness_core import LocalSandbox, define_harness_tool
+        from harness_core import create_plugin_manager, define_harness_tool
         from harness_core.testing import CallHost, EchoResults, ScriptedAdapter
         import harness_dbos.plugin
         tool = define_harness_tool(name="echo", description="Echo.", input={"type": "object"},
                                    execute=lambda input, ctx: "echoed")
         runtime = ScriptedAdapter([[[CallHost("echo", {})], [EchoResults()]]])
-        agent = runtime.agent(tools=[tool], plugins=[harness_dbos.plugin])
+        manager = create_plugin_manager(load_entry_points=False, env={}, plugins=[harness_dbos.plugin])
+        agent = runtime.agent(tools=[tool], plugin_manager=manager)
         result = agent.run_sync("go", approve=lambda r: True)
         assert result.text == "echo: echoed", result.text
         assert "dbos" not in sys.modules, "dbos was imported"
