@@ -4,7 +4,8 @@ run plainly, on the built-in harness.
 The turn: ``STEPS`` model responses of ``CALLS`` calls each to a trivial host tool
 (``echo``), then a final answer (default 10 x 10 = 100 tool calls), answered by a
 :class:`harness_core.testing.ScriptedModelServer` over HTTP on 127.0.0.1 (the OpenAI wire).
-Both stacks use the same agent configuration; the durable one records every model request
+Both stacks use the same agent configuration (the model client wrapped with
+``durable_model``, a pass-through outside durable turns); the durable one records every model request
 and every host-tool execution as a DBOS step (with its start claim) and publishes every
 part to the turn's DBOS stream. DBOS is launched once, before timing; each durable turn
 is a new workflow. Figures are wall-clock medians over ``--repeat`` turns each,
@@ -50,9 +51,9 @@ def _script(steps: int, calls: int) -> Script:
     return Script.of(*turns, "done")
 
 
-def _agent(url: str, durable: bool) -> HarnessAgent:
+def _agent(url: str) -> HarnessAgent:
     client: Any = create_model_client("openai:scripted", base_url=url, api_key="bench", max_retries=0)
-    model = harness_dbos.durable_model(client) if durable else client
+    model = harness_dbos.durable_model(client)  # a pass-through outside durable turns
     return HarnessAgent(harness="builtin", harness_options={"model": model}, tools=[ECHO],
                         include_plugin_tools=False)
 
@@ -62,7 +63,7 @@ async def _plain(agent: HarnessAgent) -> float:
     session = await agent.create_session()
     result = await agent.generate(session=session, prompt="go")
     await session.destroy()
-    assert result.finish_reason == "stop", result.finish_reason
+    assert result.finish_reason == "stop", [p.to_json() for p in result.parts if p.type == "error"]
     return time.perf_counter() - started
 
 
@@ -77,8 +78,8 @@ async def _durable(durable: harness_dbos.DurableAgent) -> float:
 def measure(steps: int, calls: int, repeat: int) -> dict[str, float]:
     """Medians (seconds) of ``repeat`` plain and durable turns, and steps per durable turn."""
     with tempfile.TemporaryDirectory() as folder, ScriptedModelServer(_script(steps, calls)) as server:
-        plain = _agent(server.openai_base_url, durable=False)
-        durable = harness_dbos.DurableAgent(_agent(server.openai_base_url, durable=True), name="bench")
+        plain = _agent(server.openai_base_url)
+        durable = harness_dbos.DurableAgent(_agent(server.openai_base_url), name="bench")
         harness_dbos.launch(directory=folder)
         try:
             async def main() -> tuple[list[float], list[float], int]:

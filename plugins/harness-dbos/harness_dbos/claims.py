@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 import time
+from typing import Any
 
 __all__ = ["SqlClaimStore"]
 
@@ -14,17 +15,19 @@ class SqlClaimStore:
 
     Args:
         url: a SQLAlchemy database URL (``postgresql://...`` uses psycopg 3).
+        connect_args: the driver's connection arguments (for SQLite,
+            :func:`harness_dbos.launch.sqlite_connect_args`).
 
     Raises:
         sqlalchemy.exc.SQLAlchemyError: the database cannot be reached (at first use).
     """
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, connect_args: dict[str, Any] | None = None) -> None:
         import sqlalchemy as sa
 
         if url.startswith(("postgresql://", "postgres://")):
             url = "postgresql+psycopg://" + url.split("://", 1)[1]
-        self._engine = sa.create_engine(url, pool_pre_ping=True)
+        self._engine = sa.create_engine(url, pool_pre_ping=True, connect_args=connect_args or {})
         self._table = sa.Table(
             "harness_dbos_claims", sa.MetaData(),
             sa.Column("key", sa.Text, primary_key=True), sa.Column("session_id", sa.Text, nullable=False),

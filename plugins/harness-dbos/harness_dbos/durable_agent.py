@@ -105,6 +105,7 @@ class DurableAgent:
         self.workflow_name = f"harness.turn.{name}"
         self._claims = claims
         self._answer_wait = answer_wait
+        self._handles: dict[str, Any] = {}
         self._workflow = DBOS.workflow(name=self.workflow_name)(self._make_workflow())
 
     def __repr__(self) -> str:
@@ -143,7 +144,8 @@ class DurableAgent:
                    "resume_from": None if resume_from is None else dict(resume_from)}
         with SetWorkflowID(workflow_id):
             handle = await DBOS.start_workflow_async(self._workflow, request)
-        return handle.get_workflow_id()
+        self._handles[workflow_id] = handle  # awaited directly by result() in this process
+        return workflow_id
 
     async def answer(self, workflow_id: str, *, approval_responses: Sequence[Mapping[str, Any]] = (),
                      tool_results: Sequence[Mapping[str, Any]] = (), idempotency_key: str | None = None) -> None:
@@ -158,12 +160,14 @@ class DurableAgent:
         await DBOS.send_async(workflow_id, message, ANSWERS_TOPIC, idempotency_key=idempotency_key or key)
 
     async def result(self, workflow_id: str) -> dict[str, Any]:
-        """Wait for the turn and return its result (``finish_reason``, ``text``, ``parts``
-        count, ``state`` for the next turn's ``resume_from``)."""
+        """Wait for the turn and return its result: ``finish_reason``, ``text`` (every
+        slice's text), ``parts`` (count), ``session_state`` (for the next turn's
+        ``resume_from``; ``None`` when the turn did not end idle)."""
         from dbos import DBOS
 
-        handle: Any = await DBOS.retrieve_workflow_async(workflow_id)
-        value: dict[str, Any] = await handle.get_result()
+        handle: Any = self._handles.get(workflow_id) or await DBOS.retrieve_workflow_async(workflow_id)
+        value: dict[str, Any] = await handle.get_result(polling_interval_sec=0.05)
+        self._handles.pop(workflow_id, None)
         return value
 
     # -- the workflow body --------------------------------------------------------------
@@ -191,15 +195,16 @@ class DurableAgent:
         from dbos import DBOS
 
         result = self.agent.stream(session=session, prompt=prompt)
-        parts = 0
+        parts, texts = 0, []
         while True:
             end = await publish_slice(result, parts)
             parts += end.count
+            texts.extend(getattr(p, "text", "") for p in result.parts if p.type == "text-delta")
             if end.finish_reason not in _PAUSED:
                 break
             await DBOS.set_event_async(STATUS_EVENT, _status(session, end.finish_reason or "", parts))
             result = await self._wait_answers(session, parts)
-        text = "".join(p.text for p in result.parts if p.type == "text-delta")  # type: ignore[attr-defined]
+        text = "".join(texts)
         state = await session.stop() if not session.has_unfinished_turn() else None
         summary = {"state": "finished", "finish_reason": end.finish_reason, "parts": parts}
         await DBOS.set_event_async(STATUS_EVENT, summary)

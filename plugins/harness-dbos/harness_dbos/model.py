@@ -80,7 +80,12 @@ class DurableModelClient:
             yield event
 
     async def aclose(self) -> None:
-        """Close the inner client."""
+        """Nothing: the built-in harness closes its model client with each session, and a
+        durable agent opens a session per turn, so the wrapped client stays open for the
+        next turn. Close it with :meth:`close`."""
+
+    async def close(self) -> None:
+        """Close the inner client (when the process is done with it)."""
         await self.inner.aclose()
 
 

@@ -80,6 +80,6 @@ def test_two_processes_answering_the_same_approval_run_the_tool_once(make_worker
 
         assert all(process.returncode == 0 for process in answerers), [err for _, err in outputs]
         results = [json.loads(out.splitlines()[-1]) for out, _ in outputs]
-        assert results[0] == results[1] == {"finish_reason": "stop", "text": "Done."}
+        assert results[0] == results[1] == {"finish_reason": "stop", "text": "Asking.Done."}
         assert len(workers.effects_lines()) == 1
         assert server.model_calls == 2

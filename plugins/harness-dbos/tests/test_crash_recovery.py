@@ -10,6 +10,7 @@ file, one line per execution with the executing process's pid.
 from __future__ import annotations
 
 import anyio
+import pytest
 import harness_dbos
 from dbos_helpers import TIMEOUT, wait_until
 
@@ -55,6 +56,7 @@ def test_killed_during_a_model_request_recovers_without_resending_recorded_reque
         assert server.model_requests[2].messages == server.model_requests[1].messages
 
 
+@pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
 def test_killed_during_a_host_tool_never_runs_it_again(make_workers, workflow_id):
     script = [ModelTurn("Recording.", tool_calls=[ToolCallSpec("record", {"text": "slow"})]), "Done."]
     with ScriptedModelServer(script) as server:
@@ -72,6 +74,7 @@ def test_killed_during_a_host_tool_never_runs_it_again(make_workers, workflow_id
         assert "not run again" in (server.last_tool_result() or "")
 
 
+@pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
 def test_killed_while_waiting_for_approval_continues_on_another_worker(make_workers, workflow_id):
     script = [ModelTurn("Asking.", tool_calls=[ToolCallSpec("record", {"text": "approved"})]), "Done."]
     with ScriptedModelServer(script) as server:
@@ -103,6 +106,7 @@ def test_killed_while_waiting_for_approval_continues_on_another_worker(make_work
         result = _final(workers, workflow_id)
 
         assert result["finish_reason"] == "stop"
+        assert result["text"] == "Asking.Done."  # both slices: before the pause, after it
         effects = workers.effects_lines()
         assert len(effects) == 1 and f"pid={second.pid}" in effects[0]
         assert server.model_calls == 2
