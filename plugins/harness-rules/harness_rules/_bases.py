@@ -42,7 +42,7 @@ def relative(path: str, base: str) -> str | None:
     return None
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class Bases:
     """The directories patterns are anchored to, as written and with symlinks resolved.
 
