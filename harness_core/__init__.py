@@ -122,6 +122,7 @@ from harness_core.sandbox import (
     SandboxView,
     require_path_sandbox,
 )
+from harness_core.suggestions import describe_unknown_names
 from harness_core.tools.definition import (
     BuiltinTool,
     HarnessTool,
@@ -233,6 +234,7 @@ __all__ = [
     "Usage",
     "create_plugin_manager",
     "define_harness_tool",
+    "describe_unknown_names",
     "enforces",
     "execute_call",
     "get_plugin_manager",

@@ -23,6 +23,7 @@ import attrs
 import pydantic
 
 from harness_core.errors import ToolDefinitionError
+from harness_core.suggestions import describe_unknown_names
 from harness_core.tools.frozen import FrozenJsonObject
 from harness_core.tools.output import ToolOutput
 from harness_core.tools.schema import ToolInputSchema, compile_input_schema
@@ -253,10 +254,8 @@ def define_harness_tool(**options: Any) -> HarnessTool:
     """
     unknown = sorted(set(options) - _KNOWN_OPTIONS)
     if unknown:
-        raise ToolDefinitionError(
-            f"define_harness_tool: unknown option(s) {', '.join(map(repr, unknown))}; "
-            f"known options are {', '.join(sorted(_KNOWN_OPTIONS))}"
-        )
+        owner = f"tool {options['name']!r}" if isinstance(options.get("name"), str) else "define_harness_tool"
+        raise ToolDefinitionError(describe_unknown_names(owner, "option", unknown, _KNOWN_OPTIONS))
     for required in ("name", "description", "input"):
         if required not in options:
             raise ToolDefinitionError(f"define_harness_tool: missing required option {required!r}")
