@@ -37,9 +37,10 @@ def alive(pid: int) -> bool:
 
 async def gone(pid: int) -> bool:
     """True once ``pid`` has died (SIGKILL delivery and reaping take a moment)."""
-    with anyio.move_on_after(10):
-        while alive(pid):
-            await anyio.sleep(0.02)
+    for _ in range(500):
+        if not alive(pid):
+            break
+        await anyio.sleep(0.02)
     return not alive(pid)
 
 
