@@ -79,7 +79,7 @@ async def open_session(
     if sandbox is not None and not isinstance(sandbox, Sandbox):
         raise HarnessConfigurationError(
             f"sandbox must implement harness_core.Sandbox (root, resolve, restricted, read_text_file, "
-            f"write_text_file, run_command, stop), got {type(sandbox).__name__}"
+            f"write_text_file, run_command, spawn, stop), got {type(sandbox).__name__}"
         )
     session_context = (
         config.check_tools_context(tools_context, where="create_session(tools_context=...)", at_construction=False)

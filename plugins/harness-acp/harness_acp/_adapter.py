@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness_core import StartRequest, require_path_sandbox
+from harness_core import StartRequest
 
 from ._capabilities import CAPABILITIES
 from ._session import AcpSession
@@ -44,9 +44,11 @@ class AcpAdapter:
         Raises:
             HarnessConfigurationError: the agent cannot be started.
             HarnessCapabilityUnsupportedError: host tools on an agent that ignores MCP
-                servers, resuming without ``session/load``, continuing in another process.
+                servers, resuming without ``session/load``, continuing in another process; a
+                sandbox without runtime confinement, or one without network when the model
+                endpoint is not a loopback ``base_url`` (the agent runs wholly inside the
+                sandbox: :mod:`harness_acp._confine`).
         """
-        require_path_sandbox(self.harness_id, request.sandbox)  # never run unconfined silently
         session = AcpSession(self.settings, request)
         try:
             await session.open()
