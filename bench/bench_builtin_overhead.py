@@ -35,7 +35,13 @@ import harness_builtin.plugin
 from harness_builtin import ScriptedModelClient, create_builtin_adapter
 
 from bench._rows import Row, format_table, median
-from harness_core import HarnessAgent, HarnessPluginManager, LocalSandbox, create_plugin_manager, define_harness_tool
+from harness_core import (
+    HarnessAgent,
+    HarnessPluginManager,
+    LocalSandbox,
+    create_plugin_manager,
+    define_harness_tool,
+)
 from harness_core.testing import ModelTurn, Script, ToolCallSpec
 
 __all__ = ["GOALS", "SHAPES", "measure", "run"]
