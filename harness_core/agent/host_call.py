@@ -282,10 +282,11 @@ class HostCallPath:
             services.fail(f"harness {settings.harness_id!r} rejected the result of call {call.tool_call_id}: "
                           f"{type(exc).__name__}: {exc}")
             return
-        await settings.notify_end(ToolExecutionEnd(
-            call=run_call, tool=tool, session_id=settings.session_id, output=output,
-            error=error, context=context, duration=seconds, tools_context=services.tools_context,
-        ))
+        if settings.on_end is not None:  # the report is built only for a listener
+            await settings.notify_end(ToolExecutionEnd(
+                call=run_call, tool=tool, session_id=settings.session_id, output=output,
+                error=error, context=context, duration=seconds, tools_context=services.tools_context,
+            ))
 
 
 def normalize_continuation(output: Any, is_error: bool) -> ToolOutput:

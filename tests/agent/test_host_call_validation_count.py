@@ -17,7 +17,14 @@ import pytest
 from harness_builtin import ScriptedModelClient, create_builtin_adapter
 
 from harness_core import HarnessAgent, LocalSandbox, create_plugin_manager, define_harness_tool
-from harness_core.testing import CallHost, EchoResults, ModelTurn, Script, ScriptedAdapter, ToolCallSpec
+from harness_core.testing import (
+    CallHost,
+    EchoResults,
+    ModelTurn,
+    Script,
+    ScriptedAdapter,
+    ToolCallSpec,
+)
 from harness_core.tools.schema import ToolInputSchema
 
 CALLS = 3
