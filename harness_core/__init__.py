@@ -27,10 +27,13 @@ from harness_core.agent.continuation_store import (
     ContinuationStore,
     SqliteContinuationStore,
 )
+from harness_core.agent.features import AgentMode
 from harness_core.agent.harness_agent import HarnessAgent, PrepareCallOptions, ToolExecutionEnd
+from harness_core.agent.output import Output, OutputValidationError, StructuredOutput
 from harness_core.agent.results import GenerateResult, StepResult, StreamResult
 from harness_core.agent.session import HarnessSession
 from harness_core.agent.state import STATE_VERSION
+from harness_core.agent.stop import StopCondition, StopContext, has_tool_call, step_count_is
 from harness_core.agent.turn_state import TurnState
 from harness_core.approval import (
     ApprovalContext,
@@ -39,6 +42,14 @@ from harness_core.approval import (
     PermissionMode,
     merge_decisions,
     mode_allows,
+)
+from harness_core.capabilities import (
+    Capability,
+    CapabilitySupport,
+    HarnessCapabilities,
+    capabilities_of,
+    supported,
+    unsupported,
 )
 from harness_core.errors import (
     HarnessCapabilityUnsupportedError,
@@ -125,10 +136,14 @@ from harness_core.sandbox import (
     SandboxView,
     SpawnedProcess,
     install_paths,
+    path_in_workspace,
+    paths_outside,
     python_paths,
     require_path_sandbox,
+    resolve_like_os,
     runtime_confinement,
 )
+from harness_core.suggestions import describe_unknown_names
 from harness_core.tools.definition import (
     BuiltinTool,
     HarnessTool,
@@ -139,18 +154,15 @@ from harness_core.tools.definition import (
     define_harness_tool,
 )
 from harness_core.tools.output import MAX_OUTPUT_CHARS, ToolOutput, normalize_output, sanitize_text
+from harness_core.turn_capabilities import EachAnswerTurn
 
 __all__ = [
-    "COMPACTION_TOOL",
-    "FILE_CHANGE_TOOL",
-    "MAX_OUTPUT_CHARS",
-    "MCP_PREFIX",
-    "STATE_VERSION",
     "AbortPart",
     "Adapter",
     "AdapterFactory",
     "AdapterSession",
     "AdapterTurn",
+    "AgentMode",
     "ApprovalContext",
     "ApprovalDecision",
     "ApprovalResponse",
@@ -160,19 +172,25 @@ __all__ = [
     "BuiltinFilter",
     "BuiltinFilterMode",
     "BuiltinTool",
+    "COMPACTION_TOOL",
     "CallScheduler",
+    "Capability",
+    "CapabilitySupport",
     "CommandResult",
     "ConfinedLaunch",
     "ContinuationReplayError",
     "ContinuationStore",
+    "EachAnswerTurn",
     "ErrorPart",
     "ExecutionContext",
+    "FILE_CHANGE_TOOL",
     "FilterRequest",
     "FinishPart",
     "FinishReason",
     "FinishStepPart",
     "GenerateResult",
     "HarnessAgent",
+    "HarnessCapabilities",
     "HarnessCapabilityUnsupportedError",
     "HarnessConfigurationError",
     "HarnessError",
@@ -182,13 +200,17 @@ __all__ = [
     "HookFacade",
     "HostToolCall",
     "HostToolSpec",
-    "PendingRequest",
-    "PendingRequestsTurn",
     "LocalSandbox",
+    "MAX_OUTPUT_CHARS",
+    "MCP_PREFIX",
     "McpHttpServer",
     "McpServerConfig",
     "McpStdioServer",
+    "Output",
+    "OutputValidationError",
     "Part",
+    "PendingRequest",
+    "PendingRequestsTurn",
     "PermissionMode",
     "PluginHookError",
     "PluginLoadError",
@@ -201,6 +223,7 @@ __all__ = [
     "ReasoningDeltaPart",
     "ReasoningEndPart",
     "ReasoningStartPart",
+    "STATE_VERSION",
     "RuntimeConfinement",
     "Sandbox",
     "SandboxProcess",
@@ -210,9 +233,13 @@ __all__ = [
     "StartPart",
     "StartRequest",
     "StartStepPart",
+    "StateIntegrityError",
     "StepResult",
+    "StopCondition",
+    "StopContext",
     "StreamPart",
     "StreamResult",
+    "StructuredOutput",
     "TextDeltaPart",
     "TextEndPart",
     "TextStartPart",
@@ -239,14 +266,16 @@ __all__ = [
     "ToolTimeout",
     "TurnEnd",
     "TurnState",
-    "StateIntegrityError",
     "TurnStateError",
     "Usage",
+    "capabilities_of",
     "create_plugin_manager",
     "define_harness_tool",
+    "describe_unknown_names",
     "enforces",
     "execute_call",
     "get_plugin_manager",
+    "has_tool_call",
     "hookimpl",
     "hookspec",
     "invoke_tool",
@@ -257,7 +286,10 @@ __all__ = [
     "normalize_output",
     "parse_mcp_servers",
     "parse_part",
+    "path_in_workspace",
+    "paths_outside",
     "require_path_sandbox",
+    "resolve_like_os",
     "run_tool",
     "runtime_confinement",
     "install_paths",
@@ -265,6 +297,9 @@ __all__ = [
     "sanitize_text",
     "settle_error",
     "split_mcp_name",
+    "step_count_is",
+    "supported",
+    "unsupported",
     "with_native_tool_name",
     "within_timeout",
 ]

@@ -196,7 +196,8 @@ class HarnessSession:
             )
         if self.control.active is not None or self.control.state is TurnState.RUNNING:
             raise TurnStateError(f"session {self.session_id!r} is running a turn; wait for its result slice to finish")
-        if not self.control.state.paused or self.control.turn is None:
+        stopped = self.control.state is TurnState.STOPPED
+        if not (self.control.state.paused or stopped) or self.control.turn is None:
             raise TurnStateError(f"session {self.session_id!r} has no paused turn to continue (state: {self.control.state.value})")
 
     # -- lifecycle ---------------------------------------------------------------------

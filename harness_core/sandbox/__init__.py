@@ -3,11 +3,14 @@
 :class:`Sandbox` is the protocol a session's sandbox implements; :class:`SandboxView` is the
 restricted view handed to host tools (read, write, run commands; no way to stop the sandbox
 or change its policy: see :func:`restricted_view`). :class:`LocalSandbox` confines paths to
-a workspace directory on this machine. docs/sandbox.md describes the API for tool authors.
+a workspace directory on this machine. :func:`path_in_workspace` (one resolver,
+:func:`resolve_like_os`) decides whether a built-in call's path stays in the workspace.
+docs/sandbox.md describes the API for tool authors.
 """
 
 from __future__ import annotations
 
+from harness_core.sandbox.confine import path_in_workspace, paths_outside, resolve_like_os
 from harness_core.sandbox.confinement import (
     ConfinedLaunch,
     RuntimeConfinement,
@@ -39,9 +42,12 @@ __all__ = [
     "SpawnedProcess",
     "install_paths",
     "is_secret_env_name",
+    "path_in_workspace",
+    "paths_outside",
     "kill_spawned",
     "python_paths",
     "require_path_sandbox",
+    "resolve_like_os",
     "restricted_view",
     "runtime_confinement",
 ]

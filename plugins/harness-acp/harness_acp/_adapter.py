@@ -6,8 +6,9 @@ from typing import Any
 
 from harness_core import StartRequest
 
+from ._capabilities import CAPABILITIES
 from ._session import AcpSession
-from ._settings import HARNESS_ID, AcpSettings
+from ._settings import HARNESS_ID, HOST_PREFIX, AcpSettings
 
 __all__ = ["AcpAdapter", "acp"]
 
@@ -26,6 +27,10 @@ class AcpAdapter:
 
     harness_id: str = HARNESS_ID
     supports_builtin_filtering: bool = False
+    host_tool_prefix: str = HOST_PREFIX
+    """Host tools reach the runtime as ``mcp__harness__<name>`` (the core keeps the
+    prefixed name within the provider's 64 characters)."""
+    capabilities = CAPABILITIES
 
     def __init__(self, settings: AcpSettings) -> None:
         self.settings = settings

@@ -14,6 +14,7 @@ from harness_core import (
     runtime_confinement,
 )
 
+from ._capabilities import CAPABILITIES
 from ._sandboxing import check_reachable
 from ._session import CodexSession
 from ._settings import HARNESS_ID, CodexSettings
@@ -46,6 +47,7 @@ class CodexAdapter:
     harness_id: str = HARNESS_ID
     supports_builtin_approvals: bool = True
     supports_builtin_filtering: bool = False
+    capabilities = CAPABILITIES
 
     def __init__(self, settings: CodexSettings) -> None:
         self.settings = settings

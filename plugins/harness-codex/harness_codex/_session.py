@@ -159,11 +159,13 @@ class CodexSession:
                                announce_on_start=not self.request.builtin_approvals)
         return self._turn
 
-    async def start_turn(self, text: str | None) -> CodexTurn:
-        """``turn/start`` with ``text`` (or no input) on the thread; the server starts first if needed."""
+    async def start_turn(self, text: str | None, output_schema: Any = None) -> CodexTurn:
+        """``turn/start`` with ``text`` (or no input) on the thread; the server starts first if needed.
+        ``output_schema``: the structured-output JSON Schema (``outputSchema``), or ``None``."""
         server = await self._ensure_server()
         items = [{"type": "text", "text": text, "text_elements": []}] if text is not None else []
-        params = p.TurnStartParams.model_validate({"threadId": self.thread_id, "input": items})
+        params = p.TurnStartParams.model_validate({"threadId": self.thread_id, "input": items,
+                                                   "outputSchema": output_schema})
         try:
             result = await server.request("turn/start", params.model_dump(mode="json", exclude_none=True))
         except (RpcError, ServerClosedError) as error:
@@ -172,7 +174,8 @@ class CodexSession:
 
     async def prompt(self, request: PromptRequest) -> CodexTurn:
         """Start a turn for ``request.prompt``."""
-        return await self.start_turn(request.prompt)
+        schema = dict(request.output_schema) if request.output_schema is not None else None
+        return await self.start_turn(request.prompt, schema)
 
     async def resume_turn(self) -> ResumedTurn:
         """The turn suspended in ``continue_from``: answers are delivered on the resumed thread."""

@@ -13,6 +13,7 @@ from harness_core import (
     runtime_confinement,
 )
 
+from ._capabilities import CAPABILITIES
 from ._confine import check_reachable
 from ._launch import find_pi, pi_version
 from ._session import PiSession
@@ -35,6 +36,7 @@ class PiAdapter:
     harness_id: str = HARNESS_ID
     supports_builtin_approvals: bool = True
     supports_builtin_filtering: bool = True
+    capabilities = CAPABILITIES
 
     def __init__(self, settings: PiSettings) -> None:
         self.settings = settings

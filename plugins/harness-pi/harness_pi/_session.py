@@ -38,6 +38,7 @@ from harness_core import (
 )
 
 from ._launch import PiHome
+from ._pending import session_calls
 from ._rpc import PiCommandError, PiProcess, kill_marked
 from ._runtime import PiStartError, children_gone, launch
 from ._settings import PiSettings
@@ -288,6 +289,7 @@ class PiSession:
         state, self._continue = self._continue, None
         turn = self._new_turn("continue", self._host_tools)
         turn.calls.restore(state.calls)
+        turn.held = session_calls(state.session_jsonl)
 
         async def prelude() -> None:
             process = await self._ensure_process(self._host_tools, self._instructions)
