@@ -197,6 +197,8 @@ class TurnRunner:
             if request.mode == "continue":
                 await self._apply_answers(turn)
             outcome = _PAUSE if turn.waiting_for_user() else await self._pump(turn)
+            if isinstance(outcome, TurnEnd) and outcome.error_type == "runtime-crashed":
+                tg.cancel_scope.cancel()  # the runtime is gone: host calls still running have no one to answer
         if self._fatal is not None:
             await self._fail(self._fatal, "tool-execution")
         elif isinstance(outcome, TurnEnd):
