@@ -90,6 +90,8 @@ class PiSession:
         if not cwd.is_dir():
             raise HarnessConfigurationError(f"pi session {self.session_id!r}: workspace {str(cwd)!r} is not a directory")
         self.cwd = cwd.resolve()
+        self.workspace_root = str(self.cwd)
+        """The workspace (``AdapterSession.workspace_root``): the permission mode covers paths inside it only."""
         self._home = PiHome.create(settings)
         if self._continue is not None:
             text = truncate_session(self._continue.session_jsonl, set(self._continue.calls))
