@@ -133,6 +133,7 @@ from harness_core.sandbox import (
     SandboxView,
     require_path_sandbox,
 )
+from harness_core.steering import SteerableTurn
 from harness_core.suggestions import describe_unknown_names
 from harness_core.tools.definition import (
     BuiltinTool,
@@ -216,6 +217,7 @@ __all__ = [
     "SqliteContinuationStore",
     "StartPart",
     "StartRequest",
+    "SteerableTurn",
     "StartStepPart",
     "StateIntegrityError",
     "StepResult",

@@ -119,6 +119,10 @@ class ClaudeCodeSession:
         """The external MCP servers' tools the CLI reported, by ``mcp__<server>__<tool>``."""
         return self._process.mcp.tools
 
+    async def send_user_message(self, text: str) -> None:
+        """Steering: a user message on the CLI's streaming input (the turn's ``steer``)."""
+        await self._process.send(text)
+
     async def abort_runtime(self) -> None:
         """Interrupt the CLI (so it stops its tools), then kill its whole process tree."""
         await self._process.abort()

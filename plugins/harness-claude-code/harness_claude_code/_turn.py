@@ -19,23 +19,24 @@ import collections
 import itertools
 import math
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, Final, Literal, Protocol
+from typing import Any, Final, Literal
 
 import anyio
 
 from harness_core import (
     AwaitingAnswers,
     BuiltinApprovalRequest,
-    BuiltinTool,
     HostToolCall,
     ToolCall,
     ToolOutput,
     TurnEnd,
+    TurnStateError,
 )
 
 from ._calls import CallLedger
 from ._events import ClaudeCodeEvent, TurnView
 from ._identity import identify_tool
+from ._owner import TurnOwner
 from ._parking import Parking
 from ._settings import HOST_SERVER
 from ._state import DEFAULT_DENIAL, ApprovalAnswer, PendingCall, ResultAnswer
@@ -52,29 +53,6 @@ SETTLE_SECONDS: Final = 0.2
 with :class:`~harness_core.AwaitingAnswers`, that Claude Code is blocked on its answers."""
 
 TurnKind = Literal["prompt", "compact", "continue"]
-
-
-class TurnOwner(Protocol):
-    """What a turn needs from its session (the process that runs it)."""
-
-    def note_claude_session(self, claude_session_id: str) -> None:
-        """Record Claude Code's session id (from ``init`` or a result)."""
-        ...
-
-    def turn_cost(self, total_cost_usd: float | None) -> float | None:
-        """This turn's cost in US dollars from the process's cumulative ``total_cost_usd``."""
-        ...
-
-    def runtime_failed(self, error: BaseException | None) -> str:
-        """Record an unexpected CLI exit; returns the message describing it."""
-        ...
-
-    async def abort_runtime(self) -> None:
-        """Interrupt the CLI and kill its process tree."""
-        ...
-
-    def mcp_declaration(self, native_name: str) -> BuiltinTool | None:
-        """The declaration of an external MCP tool (kind from its annotations), else None."""
 
 
 _ids = itertools.count(1)
@@ -242,6 +220,17 @@ class ClaudeCodeTurn:
         answer = ResultAnswer(content=output.content, is_error=output.is_error)
         self._calls.answered(waiter.tool_use_id, answer)
         waiter.settle(answer)
+
+    async def steer(self, text: str) -> None:
+        """Steering (:class:`~harness_core.SteerableTurn`): ``text`` is written to the CLI's
+        streaming input while the turn runs; Claude Code adds it to the running turn.
+
+        Raises:
+            TurnStateError: the turn is over.
+        """
+        if self.done:
+            raise TurnStateError("the Claude Code turn is over; send a new prompt instead of steering it")
+        await self._owner.send_user_message(text)
 
     async def abort(self) -> None:
         """Stop the turn: Claude Code is interrupted and its whole process tree killed."""
