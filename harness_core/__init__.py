@@ -128,10 +128,20 @@ from harness_core.plugins.manager import (
 from harness_core.plugins.policies import enforces
 from harness_core.sandbox import (
     CommandResult,
+    ConfinedLaunch,
     LocalSandbox,
+    RuntimeConfinement,
     Sandbox,
+    SandboxProcess,
     SandboxView,
+    SpawnedProcess,
+    install_paths,
+    path_in_workspace,
+    paths_outside,
+    python_paths,
     require_path_sandbox,
+    resolve_like_os,
+    runtime_confinement,
 )
 from harness_core.steering import SteerableTurn
 from harness_core.suggestions import describe_unknown_names
@@ -145,6 +155,7 @@ from harness_core.tools.definition import (
     define_harness_tool,
 )
 from harness_core.tools.output import MAX_OUTPUT_CHARS, ToolOutput, normalize_output, sanitize_text
+from harness_core.turn_capabilities import EachAnswerTurn
 
 __all__ = [
     "AbortPart",
@@ -167,8 +178,10 @@ __all__ = [
     "Capability",
     "CapabilitySupport",
     "CommandResult",
+    "ConfinedLaunch",
     "ContinuationReplayError",
     "ContinuationStore",
+    "EachAnswerTurn",
     "ErrorPart",
     "ExecutionContext",
     "FILE_CHANGE_TOOL",
@@ -212,7 +225,10 @@ __all__ = [
     "ReasoningEndPart",
     "ReasoningStartPart",
     "STATE_VERSION",
+    "RuntimeConfinement",
     "Sandbox",
+    "SandboxProcess",
+    "SpawnedProcess",
     "SandboxView",
     "SqliteContinuationStore",
     "StartPart",
@@ -272,8 +288,14 @@ __all__ = [
     "normalize_output",
     "parse_mcp_servers",
     "parse_part",
+    "path_in_workspace",
+    "paths_outside",
     "require_path_sandbox",
+    "resolve_like_os",
     "run_tool",
+    "runtime_confinement",
+    "install_paths",
+    "python_paths",
     "sanitize_text",
     "settle_error",
     "split_mcp_name",

@@ -135,7 +135,8 @@ class StreamResult:
             if self._done:
                 return None
             if self._lock is None:
-                self._lock = anyio.Lock()
+                # fast_acquire: an uncontended read does not yield to the loop once more per part.
+                self._lock = anyio.Lock(fast_acquire=True)
             async with self._lock:
                 if index < len(self._parts) or self._done:
                     continue

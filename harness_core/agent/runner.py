@@ -60,6 +60,7 @@ from harness_core.parts.models import (
     Usage,
 )
 from harness_core.tools.definition import HarnessTool
+from harness_core.turn_capabilities import acts_on_each_answer
 
 __all__ = ["Mode", "SliceRequest", "TurnRunner"]
 
@@ -199,9 +200,10 @@ class TurnRunner:
         outcome: TurnEnd | str
         async with anyio.create_task_group() as tg:
             self._tg = tg
+            read_on = False
             if request.mode == "continue":
-                await self._apply_answers(turn)
-            outcome = _PAUSE if turn.waiting_for_user() else await self._pump(turn)
+                read_on = await self._apply_answers(turn) and acts_on_each_answer(turn.adapter_turn)
+            outcome = _PAUSE if turn.waiting_for_user() and not read_on else await self._pump(turn)
         if self._fatal is not None:
             await self._fail(self._fatal, "tool-execution")
         elif isinstance(outcome, TurnEnd):
@@ -255,10 +257,13 @@ class TurnRunner:
 
     # -- continuing ----------------------------------------------------------------------
 
-    async def _apply_answers(self, turn: TurnRecord) -> None:
+    async def _apply_answers(self, turn: TurnRecord) -> bool:
+        """Submit the continuation's answers; True when a built-in approval was answered."""
+        answered_builtin = False
         for response in self._request.approvals:
             pending = turn.pending_approvals.pop(response.approval_id)
             builtin = pending.kind == "builtin"
+            answered_builtin = answered_builtin or builtin
             approved, reason = response.approved, response.reason
             # A person's approval answers "ask"; it never overrides a policy's denial.
             denial = policy_denial(pending, self._settings, self._host, self._builtin) if approved else None
@@ -272,6 +277,7 @@ class TurnRunner:
             pending_call = turn.pending_results.pop(continuation.tool_call_id)
             output = normalize_continuation(continuation.output, continuation.is_error)
             await self._host.on_client_result(turn, pending_call, output)
+        return answered_builtin
 
     # -- endings -------------------------------------------------------------------------
 

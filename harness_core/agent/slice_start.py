@@ -15,6 +15,7 @@ from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import Any
 
 import anyio
+from anyio.streams.memory import MemoryObjectReceiveStream
 
 from harness_core.adapter import PromptRequest
 from harness_core.agent.answers import ApprovalResponse, ToolResultContinuation
@@ -201,7 +202,7 @@ async def _produce(
         tg.start_soon(drive)
         async with receive:
             try:
-                async for part in receive:
+                async for part in _drain(receive):
                     # State in step with the stream: see SessionControl.shown.
                     if isinstance(part, StartPart):
                         control.shown = TurnState.RUNNING
@@ -210,3 +211,19 @@ async def _produce(
                     yield part
             finally:
                 control.shown = None
+
+
+async def _drain(receive: MemoryObjectReceiveStream[Part]) -> AsyncGenerator[Part, None]:
+    """The parts of ``receive`` until it is closed: the buffered ones without a checkpoint each
+    (``receive_nowait``), then one ``receive`` (a checkpoint) when the buffer is empty."""
+    while True:
+        try:
+            part = receive.receive_nowait()
+        except anyio.WouldBlock:
+            try:
+                part = await receive.receive()
+            except anyio.EndOfStream:
+                return
+        except anyio.EndOfStream:
+            return
+        yield part

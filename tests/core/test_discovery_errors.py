@@ -75,3 +75,35 @@ def test_a_hook_failure_names_the_plugin_file_line() -> None:
     assert any("RuntimeError: no notes folder " + where in str(w.message) for w in caught), [
         str(w.message) for w in caught
     ]
+
+
+class NotesPolicy:
+    @hookimpl
+    def harness_approve_call(self, call: object, context: object) -> None:
+        return None
+
+
+class BrokenPolicy:
+    @hookimpl
+    def harness_approve_call(self, call: object, contxt: object) -> None:
+        return None
+
+
+def test_plugin_instances_are_named_by_their_class_and_kept_apart() -> None:
+    manager = create_plugin_manager(load_entry_points=False, env={})
+    first, second = NotesPolicy(), NotesPolicy()
+    assert manager.register(first).name == f"{__name__}.NotesPolicy"
+    assert manager.register(second).name == f"{__name__}.NotesPolicy#2"
+    assert manager.register(first).name == f"{__name__}.NotesPolicy"  # the same object again
+    assert manager.pm.get_plugin(f"{__name__}.NotesPolicy#2") is second
+
+
+def test_a_per_agent_plugin_that_fails_to_register_is_named_by_its_class() -> None:
+    from harness_core import HarnessAgent, HarnessConfigurationError
+    from harness_core.testing import ScriptedAdapter
+
+    with pytest.warns(Warning), pytest.raises(HarnessConfigurationError) as caught:
+        HarnessAgent(harness=ScriptedAdapter([]), plugins=[BrokenPolicy()])
+    message = str(caught.value)
+    assert message.startswith(f"plugins[0] ({__name__}.BrokenPolicy) could not be registered"), message
+    assert "object at 0x" not in message and "contxt" in message

@@ -43,7 +43,7 @@ class FeatureChecks:
             rest = await agent.continue_generate(session=session, stop_when=[])
             check_stream_shape(rest.parts)
             assert rest.finish_reason == "stop", rest.error
-            assert cast(TurnState, session.state) is TurnState.IDLE
+            assert TurnState(session.state) is TurnState.IDLE  # (re-read: mypy narrowed it above)
         assert (workspace / "stop-one.txt").exists() and (workspace / "stop-two.txt").exists()
         assert "both written" in rest.all_text
 

@@ -124,8 +124,9 @@ class ModelStep:
     def _check(self, response: ModelResponse, offered: list[str]) -> tuple[list[tuple[RawCall, Any]], list[CallProblem]]:
         """The response's usable calls with their validated input, and its problems."""
         offer = self._offer
-        # Inactive built-ins are not offered, but a call to one is refused, not repaired.
-        inactive = offer.inactive()
+        # Inactive built-ins and host tools are not offered, but a call to one is refused
+        # (a built-in here, a host tool by the core), not repaired.
+        inactive = [*offer.inactive(), *offer.withheld()]
         host_schemas = offer.checked_schemas()
         checked: list[tuple[RawCall, Any]] = []
         problems: list[CallProblem] = []

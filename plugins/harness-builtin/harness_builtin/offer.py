@@ -39,6 +39,7 @@ class ToolOffer:
         builtin_filter: the host's filter of active built-ins (None: all are active).
         host_tools: the host tools of the start request.
         workspace: the workspace whose root the system prompt names.
+        withheld: the host's inactive host tools (``StartRequest.withheld_host_tools``).
         instructions: the adapter's and the start request's instructions (appended to the
             system prompt in this order, then the current prompt's).
         mcp: the session's MCP tools (their connected servers' tools are offered after the
@@ -56,6 +57,7 @@ class ToolOffer:
         builtin_filter: BuiltinFilter | None,
         host_tools: Sequence[HostToolSpec],
         workspace: Workspace,
+        withheld: frozenset[str] = frozenset(),
         instructions: Sequence[str | None] = (),
         mcp: McpToolbox | None = None,
     ) -> None:
@@ -69,6 +71,7 @@ class ToolOffer:
         self._prompt_instructions: str | None = None
         self._system: str | None = None
         self._mcp = mcp
+        self._withheld = withheld
         self._features = TurnFeatures()
         self._set_host_tools(host_tools)
 
@@ -145,6 +148,11 @@ class ToolOffer:
         """The built-ins the filter leaves out: not offered, and a call to one is refused."""
         names = [name for name in self._specs if not self.allows(name)]
         return names + [name for name in self._mcp_known() if not self.allows(name)]
+
+    def withheld(self) -> frozenset[str]:
+        """The host's inactive host tools: not offered; a call to one still goes to the
+        core (which denies it), not to a repair."""
+        return self._withheld - {spec.name for spec in self._host_tools}
 
     def read_only_names(self) -> frozenset[str]:
         """The active read-only built-ins and the read-only host tools."""

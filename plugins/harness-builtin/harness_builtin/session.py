@@ -85,7 +85,7 @@ class BuiltinSession:
         self.detect_file_changes = detect_file_changes
         self._offer = ToolOffer(
             tools=self.tools, read_only=read_only, builtin_filter=request.builtin_filter,
-            host_tools=request.host_tools, workspace=self.workspace,
+            host_tools=request.host_tools, withheld=request.withheld_host_tools, workspace=self.workspace,
             instructions=[instructions, request.instructions], mcp=mcp,
         )
         self._mcp = mcp

@@ -95,6 +95,10 @@ class BuiltinTurn:
         self._steering: list[str] = []
         self._over = False
 
+    acts_on_each_answer = True
+    """An approved call runs at once, whatever the other pending decisions
+    (:class:`harness_core.EachAnswerTurn`)."""
+
     # -- the AdapterTurn protocol -------------------------------------------------------
 
     def events(self) -> AsyncIterator[object]:

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import attrs
 
-from harness_core import BuiltinFilter
+from harness_core import MAX_OUTPUT_CHARS, BuiltinFilter
 
 from ._builtins import BUILTINS, native_names
 from ._external_mcp import disallowed_mcp
@@ -43,6 +43,9 @@ DEFAULT_ENV: Final[Mapping[str, str]] = {
     "DISABLE_ERROR_REPORTING": "1",
     "ENABLE_TOOL_SEARCH": "false",
     "MCP_TOOL_TIMEOUT": str(24 * 3600 * 1000),
+    # The CLI keeps an MCP result inline while its estimated tokens (characters / 4) stay
+    # under half of this (default 25,000): the core's 100,000-character cut then always fits.
+    "MAX_MCP_OUTPUT_TOKENS": str(MAX_OUTPUT_CHARS),
 }
 """Defaults applied before the ``env=`` setting (which overrides them)."""
 

@@ -1,4 +1,4 @@
-"""What a Claude Code turn needs from its session (:class:`TurnOwner`)."""
+"""What a Claude Code turn needs from its session (the process that runs it)."""
 
 from __future__ import annotations
 

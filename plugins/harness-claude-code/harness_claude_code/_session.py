@@ -32,7 +32,7 @@ from ._runtime import RuntimeStartError
 from ._sandboxing import sandbox_settings
 from ._settings import ClaudeCodeSettings
 from ._state import ContinueState, ResumeState, parse_continue_state, parse_resume_state
-from ._transcript import relocate_transcript
+from ._transcript import find_transcript, relocate_transcript
 from ._turn import ClaudeCodeTurn, TurnKind
 
 __all__ = ["ClaudeCodeSession"]
@@ -61,6 +61,7 @@ class ClaudeCodeSession:
         self._bypass = not request.builtin_approvals
         self._filter = request.builtin_filter
         self._host_tools: tuple[HostToolSpec, ...] = tuple(request.host_tools)
+        self._withheld_host_tools = request.withheld_host_tools
         self._instructions = request.instructions
         self._output_schema: str | None = None  # the current prompt's (a change restarts the CLI)
         self._plan = False
@@ -179,7 +180,9 @@ class ClaudeCodeSession:
             raise TurnStateError(f"claude-code session {self.session_id!r} has an unfinished turn; cannot {action}")
 
     def _new_turn(self, kind: TurnKind) -> ClaudeCodeTurn:
-        return ClaudeCodeTurn(self, kind, withhold_calls=not self._bypass)
+        turn = ClaudeCodeTurn(self, kind, withhold_calls=not self._bypass)
+        turn.view.withheld_host_tools = self._withheld_host_tools
+        return turn
 
     # -- AdapterSession -------------------------------------------------------------------
 
@@ -235,6 +238,8 @@ class ClaudeCodeSession:
         state, self._continue = self._continue, None
         turn = self._turn = self._new_turn("continue")
         turn.restore(state.calls)
+        config_dir, claude_session = config_dir_of(self._settings), state.claude_session_id
+        turn.read_transcript_with(lambda: find_transcript(config_dir, claude_session))
 
         async def prelude() -> None:
             await turn.wait_for_answers()

@@ -19,7 +19,7 @@ from ._units import (
     union,
 )
 from ._walk_simple import SimpleWalker
-from ._walk_words import Stdin, Unsupported
+from ._walk_words import GLOBIGNORE_OPAQUE, Stdin, Unsupported
 
 __all__ = ["Walker"]
 
@@ -57,6 +57,8 @@ class Walker(SimpleWalker):
             return None
         if "\x00" in text:
             return "the command holds a NUL character"
+        if "GLOBIGNORE" in text:
+            self.opaque.append(GLOBIGNORE_OPAQUE)
         self.literal_ok = self.literal_ok and _REDEFINES_OUTPUT.search(text) is None
         trees: Sequence[Any] | None = fast_parse(text)  # plain command lines, without bashlex
         if trees is not None:
