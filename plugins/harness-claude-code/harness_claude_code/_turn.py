@@ -32,7 +32,6 @@ from harness_core import (
     ToolCall,
     ToolOutput,
     TurnEnd,
-    TurnStateError,
 )
 
 from ._calls import CallLedger
@@ -240,14 +239,7 @@ class ClaudeCodeTurn:
         waiter.settle(answer)
 
     async def steer(self, text: str) -> None:
-        """Steering (:class:`~harness_core.SteerableTurn`): ``text`` is written to the CLI's
-        streaming input while the turn runs; Claude Code adds it to the running turn.
-
-        Raises:
-            TurnStateError: the turn is over.
-        """
-        if self.done:
-            raise TurnStateError("the Claude Code turn is over; send a new prompt instead of steering it")
+        """Steering: ``text`` goes to the CLI's streaming input (TurnStateError once the turn is over)."""
         await self._owner.send_user_message(text)
 
     async def abort(self) -> None:
