@@ -122,6 +122,17 @@ class ClaudeCodeSession:
         """The external MCP servers' tools the CLI reported, by ``mcp__<server>__<tool>``."""
         return self._process.mcp.tools
 
+    async def send_user_message(self, text: str) -> None:
+        """Steering: a user message on the CLI's streaming input (the turn's ``steer``);
+        Claude Code adds it to the running turn.
+
+        Raises:
+            TurnStateError: no turn runs (it is over, or none was started).
+        """
+        if self._turn is None or self._turn.done:
+            raise TurnStateError("the Claude Code turn is over; send a new prompt instead of steering it")
+        await self._process.send(text)
+
     async def abort_runtime(self) -> None:
         """Interrupt the CLI (so it stops its tools), then kill its whole process tree."""
         await self._process.abort()

@@ -140,6 +140,18 @@ class PiSession:
             raise PiCommandError("pi is not running")
         await process.send({"type": "extension_ui_response", "id": ui_id, "value": json.dumps(value)})
 
+    async def steer(self, text: str) -> None:
+        """pi's RPC ``steer``: queue ``text`` for the running agent (delivered after the current
+        tool calls, before the next model call).
+
+        Raises:
+            PiCommandError: pi is not running or refused the command.
+        """
+        process = self._process
+        if process is None or not process.running:
+            raise PiCommandError("pi is not running")
+        await process.request({"type": "steer", "message": text}, timeout=60)
+
     async def cancel_ui(self, ui_id: str) -> None:
         """Dismiss a dialog (its caller gets ``undefined``: the gate blocks, a host call fails)."""
         process = self._process
