@@ -75,7 +75,7 @@ class PluginHookError(HarnessConfigurationError):
     """
 
     def __init__(self, plugin: str, hook: str, cause: BaseException | None = None, *, problem: str | None = None) -> None:
-        what = problem if problem is not None else describe_error(cause) if cause is not None else "failed"
+        what = problem if problem is not None else describe_error(cause, origin=True) if cause is not None else "failed"
         super().__init__(f"plugin {plugin!r} failed in {hook}: {what}")
         self.plugin = plugin
         self.hook = hook

@@ -160,8 +160,9 @@ class HarnessPluginManager:
 
         Args:
             plugin: a module or object with ``@hookimpl`` functions.
-            name: the plugin name (default: pluggy's canonical name, a module's
-                ``__name__``).
+            name: the plugin name (default: a module's or class's ``__name__``; for an
+                instance, its class as ``module.QualName``, with ``#2``, ``#3``... when
+                another object already holds that name).
             distribution / version / value: shown by ``harness plugins``.
 
         Returns:
@@ -172,7 +173,7 @@ class HarnessPluginManager:
         Raises:
             PluginLoadError: it was rejected and strict mode is on.
         """
-        name = name or self.pm.get_canonical_name(plugin)
+        name = name or self._default_name(plugin)
         if name in self._records and self._records[name].status == "loaded":
             return self._records[name]
         if name in self.disabled_names:
@@ -185,6 +186,17 @@ class HarnessPluginManager:
         except _RegistrationError as exc:
             self._rollback(snapshot)
             return self._fail(name, distribution, version, value, exc)
+
+    def _default_name(self, plugin: object) -> str:
+        own = getattr(plugin, "__name__", None)
+        if isinstance(own, str) and own:
+            return own
+        base = f"{type(plugin).__module__}.{type(plugin).__qualname__}"
+        name, count = base, 1
+        while (holder := self.pm.get_plugin(name)) is not None and holder is not plugin:
+            count += 1
+            name = f"{base}#{count}"
+        return name
 
     def load_entry_points(self, entry_points: Iterable[EntryPointLike] | None = None) -> list[PluginRecord]:
         """Discover and register plugins from the ``harness`` entry-point group.
@@ -234,13 +246,13 @@ class HarnessPluginManager:
         try:
             plugin = ep.load()
         except (Exception, SystemExit) as exc:
-            raise _RegistrationError(f"import failed: {describe_error(exc)}", exc, _guard_of_source(ep.value)) from exc
+            raise _RegistrationError(f"import failed: {describe_error(exc, origin=True)}", exc, _guard_of_source(ep.value)) from exc
         if isinstance(plugin, type):
             try:
                 plugin = plugin()
             except Exception as exc:
                 raise _RegistrationError(
-                    f"could not instantiate plugin class {plugin.__qualname__}: {describe_error(exc)}", exc,
+                    f"could not instantiate plugin class {plugin.__qualname__}: {describe_error(exc, origin=True)}", exc,
                     _guard_of_object(plugin),
                 ) from exc
         return plugin
@@ -252,7 +264,7 @@ class HarnessPluginManager:
             validate_plugin(self.pm, plugin)
         except (Exception, SystemExit) as exc:
             raise _RegistrationError(
-                f"registration failed: {describe_error(exc)}", exc, _guard_of_object(plugin)
+                f"registration failed: {describe_error(exc, origin=True)}", exc, _guard_of_object(plugin)
             ) from exc
         attribute(self.pm, plugin)
         record = PluginRecord(name, distribution, version, self._kind_of(name, plugin), self._hooks_of(plugin),

@@ -11,6 +11,13 @@ docs/sandbox.md describes the API for tool authors.
 from __future__ import annotations
 
 from harness_core.sandbox.confine import path_in_workspace, paths_outside, resolve_like_os
+from harness_core.sandbox.confinement import (
+    ConfinedLaunch,
+    RuntimeConfinement,
+    install_paths,
+    python_paths,
+    runtime_confinement,
+)
 from harness_core.sandbox.environment import (
     DEFAULT_ENV_ALLOWLIST,
     SECRET_ENV_PATTERNS,
@@ -19,19 +26,28 @@ from harness_core.sandbox.environment import (
 from harness_core.sandbox.local import LocalSandbox
 from harness_core.sandbox.policy import require_path_sandbox
 from harness_core.sandbox.protocol import CommandResult, Sandbox, SandboxView
-from harness_core.sandbox.view import restricted_view
+from harness_core.sandbox.spawn import SandboxProcess, SpawnedProcess
+from harness_core.sandbox.view import kill_spawned, restricted_view
 
 __all__ = [
     "DEFAULT_ENV_ALLOWLIST",
     "SECRET_ENV_PATTERNS",
     "CommandResult",
+    "ConfinedLaunch",
     "LocalSandbox",
+    "RuntimeConfinement",
     "Sandbox",
+    "SandboxProcess",
     "SandboxView",
+    "SpawnedProcess",
+    "install_paths",
     "is_secret_env_name",
     "path_in_workspace",
     "paths_outside",
+    "kill_spawned",
+    "python_paths",
     "require_path_sandbox",
     "resolve_like_os",
     "restricted_view",
+    "runtime_confinement",
 ]

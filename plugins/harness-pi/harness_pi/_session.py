@@ -31,6 +31,7 @@ from harness_core import (
     HarnessConfigurationError,
     HostToolSpec,
     PromptRequest,
+    RuntimeConfinement,
     StartRequest,
     TurnEnd,
     TurnStateError,
@@ -62,8 +63,9 @@ class PiSession:
     """
 
     def __init__(self, settings: PiSettings, prefix: Sequence[str], version: tuple[int, ...],
-                 request: StartRequest) -> None:
+                 request: StartRequest, *, confinement: RuntimeConfinement | None = None) -> None:
         self._settings = settings
+        self._confinement = confinement
         self._prefix = list(prefix)
         self._version = version
         self.session_id = request.session_id
@@ -175,7 +177,8 @@ class PiSession:
 
             process = await launch(self._prefix, self._settings, self._home, self._version, self.cwd,
                                    gate=self._gate, builtin_filter=self._filter, host_tools=host_tools,
-                                   instructions=instructions, on_record=on_record, on_exit=on_exit)
+                                   instructions=instructions, on_record=on_record, on_exit=on_exit,
+                                   confinement=self._confinement)
             holder.append(process)
             self._process, self._key = process, key
             return process

@@ -14,11 +14,12 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from harness_core import CommandResult, LocalSandbox, SandboxView
+from harness_core import CommandResult, ConfinedLaunch, LocalSandbox, SandboxView, SpawnedProcess
 
 from .policy import SANDBOX_HOME, NetworkPolicy, SandboxPolicy, bwrap_prefix
 from .probe import check_bwrap
-from .view import BwrapView, run_wrapped
+from .runtime import confine_runtime
+from .view import BwrapView, run_wrapped, wrap_command
 
 __all__ = ["BwrapSandbox"]
 
@@ -77,6 +78,7 @@ class BwrapSandbox:
         self._policy = SandboxPolicy(Path(workspace).expanduser(), network=network,
                                      writable=writable, readable=readable)
         executable = check_bwrap(bwrap, unshare_net=self._policy.network == "none")
+        self._bwrap = executable
         self._prefix = bwrap_prefix(self._policy, executable)
         inner_env = {"HOME": SANDBOX_HOME, "TMPDIR": "/tmp", **dict(env or {})}
         self._inner_env = inner_env
@@ -108,6 +110,35 @@ class BwrapSandbox:
     def network(self) -> NetworkPolicy:
         """``"none"`` or ``"host"``."""
         return self._policy.network
+
+    @property
+    def writable_roots(self) -> tuple[Path, ...]:
+        """What commands may write: the workspace, then the extra ``writable`` paths."""
+        return (self._policy.workspace, *self._policy.writable)
+
+    def confine_runtime(
+        self,
+        argv: Sequence[str],
+        *,
+        writable: Sequence[str | os.PathLike[str]] = (),
+        readable: Sequence[str | os.PathLike[str]] = (),
+        loopback_ports: Sequence[int] = (),
+    ) -> ConfinedLaunch:
+        """Wrap an agent runtime's ``argv`` to run wholly inside this sandbox (for adapters).
+
+        The runtime gets this sandbox's policy plus ``writable`` (its isolated home) and
+        ``readable`` (its install); with ``network="none"`` each of ``loopback_ports`` on the
+        host's 127.0.0.1 is bridged in over a unix socket (:mod:`harness_sandbox_bwrap.runtime`)
+        and nothing else of the network is reachable. Implements
+        :meth:`harness_core.RuntimeConfinement.confine_runtime`.
+
+        Raises:
+            HarnessCapabilityUnsupportedError: ``socat`` is missing for a needed bridge.
+            FileNotFoundError: a listed path does not exist.
+            ValueError: an empty ``argv`` or a bad port.
+        """
+        return confine_runtime(self._policy, self._bwrap, argv, writable=writable, readable=readable,
+                               loopback_ports=loopback_ports)
 
     # -- files: confined on the host by LocalSandbox ---------------------------------------
 
@@ -163,6 +194,20 @@ class BwrapSandbox:
             RuntimeError: the sandbox was stopped.
         """
         return await run_wrapped(self._files, self._prefix, self._shell, command, timeout=timeout, env=env)
+
+    async def spawn(self, command: str | list[str], *, env: Mapping[str, str] | None = None) -> SpawnedProcess:
+        """Start a long-running process inside the sandbox (its own bwrap), with pipes.
+
+        The process gets the same confinement as :meth:`run_command` (one bubblewrap of its
+        own, so it dies with everything it started when killed); :meth:`stop` kills it.
+        A program missing inside the sandbox makes the process exit with status 1 and
+        bwrap's ``execvp`` message on stderr.
+
+        Raises:
+            TypeError / ValueError: a malformed command.
+            RuntimeError: the sandbox was stopped.
+        """
+        return await self._files.spawn(wrap_command(self._prefix, self._shell, command), env=env)
 
     # -- lifecycle -----------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from typing import Final
 
 import attrs
 
-from harness_core import CommandResult, SandboxView
+from harness_core import CommandResult, SandboxProcess, SandboxView
 
 __all__ = ["BwrapView", "run_wrapped", "wrap_command"]
 
@@ -119,3 +119,11 @@ class BwrapView:
     ) -> CommandResult:
         """Run ``command`` inside the sandbox (see :meth:`BwrapSandbox.run_command`)."""
         return await run_wrapped(self._files, self._prefix, self._shell, command, timeout=timeout, env=env)
+
+    async def spawn(self, command: str | list[str], *, env: Mapping[str, str] | None = None) -> SandboxProcess:
+        """Start a long-running process inside the sandbox (see :meth:`BwrapSandbox.spawn`)."""
+        spawner = getattr(self._files, "spawn", None)
+        if spawner is None:  # pragma: no cover - LocalSandbox views always spawn
+            raise NotImplementedError("this sandbox view cannot spawn")
+        process: SandboxProcess = await spawner(wrap_command(self._prefix, self._shell, command), env=env)
+        return process

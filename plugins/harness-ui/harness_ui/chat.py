@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import secrets
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
 import anyio
@@ -31,6 +31,7 @@ from harness_core import (
     HarnessSession,
     Sandbox,
     StreamResult,
+    ToolResultContinuation,
 )
 
 from .request import ChatRequest
@@ -77,7 +78,8 @@ class ChatTurn:
     """
 
     def __init__(self, *, agent: HarnessAgent, store: ChatStore, request: ChatRequest, session: HarnessSession,
-                 result: StreamResult, on_error: ErrorCallback | None) -> None:
+                 result: StreamResult, on_error: ErrorCallback | None,
+                 client_results: Sequence[ToolResultContinuation] = ()) -> None:
         self.agent = agent
         self.request = request
         self.session = session
@@ -86,8 +88,8 @@ class ChatTurn:
         self._detached = False
         message_id = request.message_id or f"msg-{secrets.token_hex(8)}"
         self.converter = UIStreamConverter(message_id=message_id, known_calls=request.known_calls,
-                                           known_approvals=request.known_approvals, chat_id=request.chat_id,
-                                           on_error=on_error)
+                                           known_approvals=request.known_approvals, client_results=client_results,
+                                           chat_id=request.chat_id, on_error=on_error)
 
     async def chunks(self) -> AsyncIterator[bytes]:
         """The UI message stream of the slice, ``data: [DONE]`` last."""
@@ -165,6 +167,7 @@ async def open_chat_turn(*, agent: HarnessAgent, store: ChatStore, request: Chat
         if record is not None:
             await store.put(request.chat_id, record)
         raise ChatConflict(f"chat {request.chat_id!r} cannot be continued: {exc}") from None
+    results: list[ToolResultContinuation] = []
     try:
         if request.prompt is not None:
             if session.has_unfinished_turn():
@@ -184,4 +187,5 @@ async def open_chat_turn(*, agent: HarnessAgent, store: ChatStore, request: Chat
         with contextlib.suppress(Exception):
             await session.destroy()
         raise
-    return ChatTurn(agent=agent, store=store, request=request, session=session, result=result, on_error=on_error)
+    return ChatTurn(agent=agent, store=store, request=request, session=session, result=result, on_error=on_error,
+                    client_results=results)

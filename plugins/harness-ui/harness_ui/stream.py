@@ -16,8 +16,9 @@ Part (full stream) -> chunk (UI stream):
 ``tool-call``               ``tool-input-available`` (``tool-input-error`` when invalid)
 ``tool-result``             ``tool-output-available`` (``preliminary`` kept)
 ``tool-error``              ``tool-output-error``
-``tool-approval-request``   ``tool-approval-request`` (``approvalId``, ``toolCallId``)
-``tool-approval-response``  the same
+``tool-approval-request``   ``tool-approval-request`` (``approvalId``, ``toolCallId``;
+                            ``isAutomatic: true`` for a policy's automatic request)
+``tool-approval-response``  the same (``approved``, ``reason``)
 ``tool-output-denied``      the same
 ``finish``                  ``finish`` (``finishReason`` mapped, harness details in
                             ``messageMetadata.harness``)
@@ -29,6 +30,18 @@ Part (full stream) -> chunk (UI stream):
 The reader rejects an output, approval or denial for a call it has not seen, so the
 converter first sends ``tool-input-available`` for a call that is new to this response
 (a continued turn's result, say) unless the caller says the client already has it.
+
+An automatic pair (a ``denied`` status or a policy denial, ``is_automatic``) maps the
+way the AI SDK's own ``toUIMessageStream`` maps it: ``tool-approval-request`` with
+``isAutomatic: true``, then ``tool-approval-response`` (``approved: false``), then
+``tool-output-denied``; the reader ends that call in ``output-denied`` and marks its
+approval automatic.
+
+A continuation answering client-side tools: the core does not repeat the results the
+consumer supplied (one step per continuation), so the converter sends a
+``tool-output-available`` / ``tool-output-error`` for each of the request's own outputs
+right after ``start`` (``client_results``), and the reader moves those calls to
+``output-available`` even when the client's copy of the message predates them.
 """
 
 from __future__ import annotations
@@ -64,7 +77,9 @@ from harness_core import (
     ToolErrorPart,
     ToolInputDeltaPart,
     ToolInputStartPart,
+    ToolOutput,
     ToolOutputDeniedPart,
+    ToolResultContinuation,
     ToolResultPart,
 )
 
@@ -165,6 +180,9 @@ class UIStreamConverter:
         known_calls: tool call ids the client already shows (from the request's
             messages); no ``tool-input-available`` is repeated for them.
         known_approvals: approval ids the client already has.
+        client_results: the client-side tool outputs this request continues the turn
+            with; each becomes a ``tool-output-available`` (``tool-output-error`` when
+            ``is_error``) right after ``start``.
         chat_id: passed to ``on_error`` reports.
         on_error: receives each :class:`ErrorReport` (detail stays on the server).
 
@@ -173,9 +191,10 @@ class UIStreamConverter:
     """
 
     def __init__(self, *, message_id: str | None = None, known_calls: Iterable[str] = (),
-                 known_approvals: Iterable[str] = (), chat_id: str | None = None,
-                 on_error: ErrorCallback | None = None) -> None:
+                 known_approvals: Iterable[str] = (), client_results: Iterable[ToolResultContinuation] = (),
+                 chat_id: str | None = None, on_error: ErrorCallback | None = None) -> None:
         self.message_id = message_id
+        self._client_results = tuple(client_results)
         self._calls: set[str] = set(known_calls)
         self._approvals: set[str] = set(known_approvals)
         self._chat_id = chat_id
@@ -259,8 +278,8 @@ class UIStreamConverter:
         call = part.tool_call
         chunks = [] if call.tool_call_id in self._calls else self._tool_call(call)
         self._approvals.add(part.approval_id)
-        chunks.append({"type": "tool-approval-request", "approvalId": part.approval_id,
-                       "toolCallId": call.tool_call_id})
+        chunks.append(_compact(type="tool-approval-request", approvalId=part.approval_id,
+                               toolCallId=call.tool_call_id, isAutomatic=True if part.is_automatic else None))
         return chunks
 
     def _approval_response(self, part: ToolApprovalResponsePart) -> list[dict[str, Any]]:
@@ -277,7 +296,17 @@ class UIStreamConverter:
     # -- lifecycle, text --------------------------------------------------------------------
 
     def _start(self, part: StartPart) -> list[dict[str, Any]]:
-        return [_compact(type="start", messageId=self.message_id)]
+        chunks = [_compact(type="start", messageId=self.message_id)]
+        results, self._client_results = self._client_results, ()
+        chunks.extend(self._client_result(result) for result in results)
+        return chunks
+
+    def _client_result(self, result: ToolResultContinuation) -> dict[str, Any]:
+        self._calls.add(result.tool_call_id)
+        if result.is_error:
+            text = result.output if isinstance(result.output, str) else json.dumps(result.output, default=str)
+            return {"type": "tool-output-error", "toolCallId": result.tool_call_id, "errorText": text}
+        return {"type": "tool-output-available", "toolCallId": result.tool_call_id, "output": _jsonable(result.output)}
 
     def _finish(self, part: FinishPart) -> list[dict[str, Any]]:
         usage = part.total_usage.model_dump(mode="json", by_alias=True, exclude_none=True)
@@ -287,6 +316,11 @@ class UIStreamConverter:
     def _error(self, part: ErrorPart) -> list[dict[str, Any]]:
         text = mask_error(part.error, part.error_type, chat_id=self._chat_id, on_error=self._on_error)
         return [{"type": "error", "errorText": text}]
+
+
+def _jsonable(value: Any) -> Any:
+    # A ToolOutput from a host that built the continuation itself; request outputs are JSON.
+    return value.to_json() if isinstance(value, ToolOutput) else value
 
 
 def _text(kind: str) -> Callable[[UIStreamConverter, Any], list[dict[str, Any]]]:

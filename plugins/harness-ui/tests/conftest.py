@@ -38,7 +38,7 @@ def answers_message(chunks: list[Any], *, approve: dict[str, bool] | None = None
     for chunk in chunks:
         if not isinstance(chunk, dict):
             continue
-        if chunk["type"] == "tool-approval-request":
+        if chunk["type"] == "tool-approval-request" and not chunk.get("isAutomatic"):  # automatic: decided
             call = calls[chunk["toolCallId"]]
             approved = (approve or {}).get(call["toolName"], False)
             parts.append({"type": f"tool-{call['toolName']}", "toolCallId": call["toolCallId"],

@@ -39,6 +39,10 @@ record = define_harness_tool(
     input={"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
     execute=lambda input, ctx: f"recorded {input['text']}",
 )
+forbidden = define_harness_tool(
+    name="forbidden", description="Never runs.", input={"type": "object", "properties": {}},
+    execute=lambda input, ctx: "ran",
+)
 pick_color = define_harness_tool(name="pick_color", description="Ask the user for a color.",
                                  input={"type": "object", "properties": {"question": {"type": "string"}}})
 
@@ -46,12 +50,13 @@ pick_color = define_harness_tool(name="pick_color", description="Ask the user fo
 def scenario_agent() -> Any:
     runtime = ScriptedAdapter([
         [[Say("Looking."), CallBuiltin("bash", {"command": "echo built-in > out.txt"}),
-          CallHost("record", {"text": "one"}), ChangeFile("notes.md", "add")],
+          CallHost("record", {"text": "one"}), CallHost("forbidden", {}), ChangeFile("notes.md", "add")],
          [EchoResults("Saw:")]],
         [[CallHost("pick_color", {"question": "Favourite?"})],
          [Fail("upstream 500 from https://models.internal with key sk-live-123", "model-error")]],
     ])
-    return runtime.agent(tools=[record, pick_color], tool_approval={"record": "user-approval"},
+    return runtime.agent(tools=[record, forbidden, pick_color],
+                         tool_approval={"record": "user-approval", "forbidden": "denied"},
                          permission_mode="allow-edits")
 
 
@@ -65,7 +70,9 @@ async def run_scenario(app: Any, asgi_client: Any) -> Chat:
         first = await chat.post(user_message("Do the work"))
         assert types(first)[-2:] == ["finish", "[DONE]"]
         assert first[-2]["messageMetadata"]["harness"]["finishReason"] == "awaiting-approval"
-        assert len([c for c in first if isinstance(c, dict) and c["type"] == "tool-approval-request"]) == 2
+        requests = [c for c in first if isinstance(c, dict) and c["type"] == "tool-approval-request"]
+        assert [c.get("isAutomatic") for c in requests] == [None, None, True]  # bash, record; forbidden
+        assert types(first).count("tool-output-denied") == 1
         second = await chat.post(answers_message(first, approve={"bash": True, "record": False}))
         assert "tool-output-denied" in types(second)
         text = "".join(c["delta"] for c in second if isinstance(c, dict) and c["type"] == "text-delta")
@@ -108,6 +115,9 @@ def test_the_ai_sdk_reader_accepts_every_chunk(tmp_path: Path, asgi_client: Any)
     states = {(p["type"], p["state"]) for p in parts.values()}
     assert ("tool-bash", "output-available") in states             # built-in, approved, ran
     assert ("tool-record", "output-denied") in states              # host call, denied
+    assert ("tool-forbidden", "output-denied") in states           # denied by configuration
+    forbidden_part = next(p for p in parts.values() if p["type"] == "tool-forbidden")
+    assert forbidden_part["approval"]["isAutomatic"] is True and forbidden_part["approval"]["approved"] is False
     assert ("dynamic-tool", "output-available") in states          # fileChange
     bash = next(p for p in parts.values() if p["type"] == "tool-bash")
     assert bash["providerExecuted"] is True

@@ -34,7 +34,9 @@ from harness_core import (
     ToolInputDeltaPart,
     ToolInputEndPart,
     ToolInputStartPart,
+    ToolOutput,
     ToolOutputDeniedPart,
+    ToolResultContinuation,
     ToolResultPart,
     Usage,
 )
@@ -134,6 +136,37 @@ def test_approval_request_response_and_denial() -> None:
     assert chunks[1] == {"type": "tool-approval-request", "approvalId": "a2", "toolCallId": "c2"}
     assert chunks[2] == {"type": "tool-approval-response", "approvalId": "a2", "approved": False, "reason": "no"}
     assert chunks[3] == {"type": "tool-output-denied", "toolCallId": "c2"}
+
+
+def test_an_automatic_pair_maps_onto_the_ai_sdk_chunks() -> None:
+    converter = UIStreamConverter()
+    call = ToolCallPart(tool_call_id="c5", tool_name="record", input={"text": "x"})
+    chunks = convert(
+        converter, call, ToolApprovalRequestPart(approval_id="a5", tool_call=call, is_automatic=True),
+        ToolApprovalResponsePart(approval_id="a5", approved=False, reason="denied by configuration",
+                                 is_automatic=True),
+        ToolOutputDeniedPart(tool_call_id="c5", tool_name="record", reason="denied by configuration"),
+    )
+    assert chunks[1:] == [
+        {"type": "tool-approval-request", "approvalId": "a5", "toolCallId": "c5", "isAutomatic": True},
+        {"type": "tool-approval-response", "approvalId": "a5", "approved": False,
+         "reason": "denied by configuration"},
+        {"type": "tool-output-denied", "toolCallId": "c5"}]
+
+
+def test_a_continuation_sends_the_client_outputs_it_continues_with_after_start() -> None:
+    converter = UIStreamConverter(message_id="m2", known_calls={"c6", "c7"}, client_results=[
+        ToolResultContinuation("c6", {"color": "teal"}),
+        ToolResultContinuation("c7", "no screen", is_error=True),
+        ToolResultContinuation("c8", ToolOutput("as text", value={"k": 1}))])
+    chunks = convert(converter, StartPart(), StartStepPart(), StartPart())
+    assert chunks == [
+        {"type": "start", "messageId": "m2"},
+        {"type": "tool-output-available", "toolCallId": "c6", "output": {"color": "teal"}},
+        {"type": "tool-output-error", "toolCallId": "c7", "errorText": "no screen"},
+        {"type": "tool-output-available", "toolCallId": "c8", "output": {"content": "as text", "isError": False}},
+        {"type": "start-step"},
+        {"type": "start", "messageId": "m2"}]  # sent once
 
 
 def test_a_request_whose_call_was_not_streamed_announces_the_call_first() -> None:
