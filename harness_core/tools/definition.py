@@ -111,6 +111,10 @@ ResourcesFn: TypeAlias = Callable[[Any], ToolResources]
 ToModelOutputFn: TypeAlias = Callable[[Any], "str | ToolOutput | Awaitable[str | ToolOutput]"]
 
 
+_optional_callable = attrs.validators.optional(attrs.validators.is_callable())
+"""A tool function field: ``None`` or callable (``attrs.evolve`` runs it too)."""
+
+
 @attrs.frozen(kw_only=True)
 class HarnessTool:
     """A host tool, frozen. Build it with :func:`define_harness_tool`, not directly.
@@ -131,10 +135,11 @@ class HarnessTool:
     description: str
     input_schema: ToolInputSchema = attrs.field(eq=False, repr=False)
     read_only: bool = False
-    resources: ResourcesFn | None = attrs.field(default=None, eq=False, repr=False)
-    execute: ExecuteFn | None = attrs.field(default=None, eq=False, repr=False)
+    resources: ResourcesFn | None = attrs.field(default=None, eq=False, repr=False, validator=_optional_callable)
+    execute: ExecuteFn | None = attrs.field(default=None, eq=False, repr=False, validator=_optional_callable)
     context_schema: type[pydantic.BaseModel] | None = attrs.field(default=None, repr=False)
-    to_model_output: ToModelOutputFn | None = attrs.field(default=None, eq=False, repr=False)
+    to_model_output: ToModelOutputFn | None = attrs.field(default=None, eq=False, repr=False,
+                                                          validator=_optional_callable)
 
     provider_executed: ClassVar[bool] = False
 

@@ -576,3 +576,47 @@ def test_the_process_wide_manager_is_published_before_discovery(
     assert plugins_module.get_plugin_manager() is default
     assert list(default.hooks.tools()) == ["echo"]
     plugins_module.reset_plugin_manager()
+
+
+# -- bad returns are named (issue 16, item 16) -------------------------------------------------
+
+
+class _Opaque:
+    def __repr__(self) -> str:
+        return "<Opaque thing 42>"
+
+
+def test_a_non_tool_from_harness_tools_is_named_with_the_plugin(caught: list[warnings.WarningMessage]) -> None:
+    @hookimpl
+    def harness_tools() -> object:
+        return [_Opaque()]
+
+    m = manager()
+    [record] = m.load_entry_points([FakeEntryPoint("opaque-pack", lambda: module("opaque-pack",
+                                                                               harness_tools=harness_tools))])
+    assert record.status == "failed"
+    assert "_Opaque <Opaque thing 42>" in (record.error or "")
+    [warning] = [str(w.message) for w in caught if "opaque-pack" in str(w.message)]
+    assert "skipped plugin 'opaque-pack'" in warning and "<Opaque thing 42>" in warning
+
+
+def test_a_tool_whose_execute_is_not_callable_fails_discovery(caught: list[warnings.WarningMessage]) -> None:
+    import attrs
+
+    from harness_core import define_harness_tool
+
+    good = define_harness_tool(name="fine", description="d", input={"type": "object"}, execute=lambda v, c: "ok")
+    with pytest.raises(TypeError, match="execute"):
+        attrs.evolve(good, execute="not callable")
+    broken = attrs.evolve(good)
+    object.__setattr__(broken, "execute", "not callable")  # past the attrs validator
+
+    @hookimpl
+    def harness_tools() -> object:
+        return [broken]
+
+    m = manager()
+    [record] = m.load_entry_points([FakeEntryPoint("evolved", lambda: module("evolved", harness_tools=harness_tools))])
+    assert record.status == "failed"
+    assert "tool 'fine': its execute is not callable: str 'not callable'" in (record.error or "")
+    assert m.hooks.tools() == {}

@@ -31,7 +31,7 @@ from typing import Any, Final
 
 from harness_core import HostToolSpec, ToolOutput
 
-__all__ = ["RELAY_ADDRESS_ENV", "RELAY_TOKEN_ENV", "HostCallHandler", "RelayChannel"]
+__all__ = ["RELAY_ADDRESS_ENV", "RELAY_TOKEN_ENV", "HostCallHandler", "RelayChannel", "acp_mcp_server"]
 
 RELAY_ADDRESS_ENV: Final = "HARNESS_ACP_RELAY_ADDRESS"
 RELAY_TOKEN_ENV: Final = "HARNESS_ACP_RELAY_TOKEN"
@@ -111,3 +111,14 @@ class RelayChannel:
             output = await self._handler(name, dict(arguments) if isinstance(arguments, dict) else {})
             return {"content": output.content, "isError": output.is_error}
         return {"error": f"unknown op {op!r}"}
+
+
+def acp_mcp_server(name: str, config: dict[str, Any]) -> Any:
+    """A ``session/new`` MCP server entry (``McpServerHttp`` / ``McpServerStdio``) for ``config``."""
+    from acp.schema import EnvVariable, HttpHeader, McpServerHttp, McpServerStdio
+
+    if config.get("type") == "http":
+        headers = [HttpHeader(name=k, value=v) for k, v in config.get("headers", {}).items()]
+        return McpServerHttp(type="http", name=name, url=config["url"], headers=headers)
+    env = [EnvVariable(name=k, value=v) for k, v in config.get("env", {}).items()]
+    return McpServerStdio(name=name, command=config["command"], args=list(config.get("args", [])), env=env)

@@ -18,11 +18,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
+import anyio
+
 from harness_core import BuiltinFilter, ToolOutput
 
 from ._builtins import BY_NATIVE
+from ._plan import plan_refusal
 from ._settings import HOST_PREFIX
 from ._state import DEFAULT_DENIAL
+from ._structured import STRUCTURED_TOOL
 from ._turn import ClaudeCodeTurn
 
 if TYPE_CHECKING:
@@ -39,11 +43,16 @@ class RuntimeCallbacks:
     Args:
         current_turn: returns the session's current turn (``None`` when there is none).
         builtin_filter: the session's built-in filter, or ``None``.
+        plan_mode: returns True while the current turn is in plan mode (:mod:`._plan`).
+        bypass: the session needs no built-in approvals (plan mode then allows reads at once).
     """
 
-    def __init__(self, current_turn: Callable[[], ClaudeCodeTurn | None], builtin_filter: BuiltinFilter | None) -> None:
+    def __init__(self, current_turn: Callable[[], ClaudeCodeTurn | None], builtin_filter: BuiltinFilter | None,
+                 *, plan_mode: Callable[[], bool] = lambda: False, bypass: bool = False) -> None:
         self._current_turn = current_turn
         self._filter = builtin_filter
+        self._plan_mode = plan_mode
+        self._bypass = bypass
 
     def _live_turn(self) -> ClaudeCodeTurn | None:
         turn = self._current_turn()
@@ -61,7 +70,7 @@ class RuntimeCallbacks:
         """The permission callback (see the module docstring)."""
         from claude_agent_sdk import PermissionResultAllow, PermissionResultDeny
 
-        if tool_name.startswith(HOST_PREFIX):
+        if tool_name.startswith(HOST_PREFIX) or tool_name == STRUCTURED_TOOL:  # the answer is no action
             return PermissionResultAllow(updated_input=tool_input)
         turn = self._live_turn()
         if turn is None:
@@ -71,7 +80,15 @@ class RuntimeCallbacks:
             reason = f"The built-in tool {builtin.name!r} is not active in this session."
             turn.refuse(context.tool_use_id, tool_name, tool_input, reason)
             return PermissionResultDeny(message=reason)
+        if self._plan_mode():
+            refusal = plan_refusal(tool_name, builtin)
+            if refusal is not None:
+                turn.refuse(context.tool_use_id, tool_name, tool_input, refusal)
+                return PermissionResultDeny(message=refusal)
+            if self._bypass:
+                return PermissionResultAllow(updated_input=tool_input)
         answer = await turn.request_approval(context.tool_use_id, tool_name, tool_input)
+        _check_answerable(turn)
         if answer.approved:
             return PermissionResultAllow(updated_input=tool_input)
         return PermissionResultDeny(message=answer.reason or DEFAULT_DENIAL)
@@ -81,4 +98,20 @@ class RuntimeCallbacks:
         turn = self._live_turn()
         if turn is None:
             return ToolOutput("No turn is running; the host tool call was refused.", is_error=True)
-        return await turn.request_host_result(tool_use_id, tool_name, arguments)
+        output = await turn.request_host_result(tool_use_id, tool_name, arguments)
+        if turn.runtime_gone:
+            # The SDK's MCP bridge would answer a cancellation with an error it then fails to
+            # write to the dead CLI; wait instead until the SDK closes and cancels this request.
+            await anyio.sleep_forever()
+        return output
+
+
+def _check_answerable(turn: ClaudeCodeTurn) -> None:
+    """End the SDK's request task as cancelled when the CLI that asked is gone.
+
+    ``claude-agent-sdk`` writes a callback's answer back to the CLI, and a write to a dead
+    process raises ``CLIConnectionError`` in a detached task (an unhandled error in the
+    host's event loop); on cancellation it writes nothing (``_handle_control_request``).
+    """
+    if turn.runtime_gone:
+        raise anyio.get_cancelled_exc_class()("Claude Code exited; its request cannot be answered")

@@ -1,16 +1,12 @@
 """One Claude Code turn as an :class:`~harness_core.AdapterTurn`.
 
-The session feeds the turn from three sources: the SDK message stream (through
-:meth:`ClaudeCodeTurn.deliver`), the SDK's permission callback
-(:meth:`ClaudeCodeTurn.request_approval`) and the in-process MCP server
-(:meth:`ClaudeCodeTurn.request_host_result`). Everything lands in one queue that
-:meth:`ClaudeCodeTurn.events` drains, so the host sees one ordered stream: SDK messages
-wrapped in :class:`~harness_claude_code.ClaudeCodeEvent`, control events, a few parts
-the adapter makes itself, and a final :class:`~harness_core.TurnEnd`.
-
-A control event about a call is held back (at most :data:`PARK_SECONDS`) until the
-assistant message announcing that call has been yielded, so the call's streamed input
-(``tool-input-end``) always precedes the ``tool-call`` part the core emits for it.
+The session feeds the turn from the SDK message stream (:meth:`ClaudeCodeTurn.deliver`),
+the permission callback (:meth:`ClaudeCodeTurn.request_approval`) and the in-process MCP
+server (:meth:`ClaudeCodeTurn.request_host_result`) into one queue that
+:meth:`ClaudeCodeTurn.events` drains: SDK messages as :class:`~harness_claude_code.ClaudeCodeEvent`,
+control events, a few parts of the adapter's own, and a final :class:`~harness_core.TurnEnd`.
+A control event waits (at most :data:`PARK_SECONDS`) for the assistant message announcing
+its call, so ``tool-input-end`` always precedes the ``tool-call`` the core emits for it.
 """
 
 from __future__ import annotations
@@ -19,15 +15,16 @@ import collections
 import itertools
 import math
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, Final, Literal, Protocol
+from pathlib import Path
+from typing import Any, Final, Literal
 
 import anyio
 
 from harness_core import (
     AwaitingAnswers,
     BuiltinApprovalRequest,
-    BuiltinTool,
     HostToolCall,
+    PendingRequest,
     ToolCall,
     ToolOutput,
     TurnEnd,
@@ -36,7 +33,9 @@ from harness_core import (
 from ._calls import CallLedger
 from ._events import ClaudeCodeEvent, TurnView
 from ._identity import identify_tool
+from ._owner import TurnOwner
 from ._parking import Parking
+from ._pending import RuntimePending, live_request
 from ._settings import HOST_SERVER
 from ._state import DEFAULT_DENIAL, ApprovalAnswer, PendingCall, ResultAnswer
 from ._turn_end import api_error, result_turn_end
@@ -52,29 +51,6 @@ SETTLE_SECONDS: Final = 0.2
 with :class:`~harness_core.AwaitingAnswers`, that Claude Code is blocked on its answers."""
 
 TurnKind = Literal["prompt", "compact", "continue"]
-
-
-class TurnOwner(Protocol):
-    """What a turn needs from its session (the process that runs it)."""
-
-    def note_claude_session(self, claude_session_id: str) -> None:
-        """Record Claude Code's session id (from ``init`` or a result)."""
-        ...
-
-    def turn_cost(self, total_cost_usd: float | None) -> float | None:
-        """This turn's cost in US dollars from the process's cumulative ``total_cost_usd``."""
-        ...
-
-    def runtime_failed(self, error: BaseException | None) -> str:
-        """Record an unexpected CLI exit; returns the message describing it."""
-        ...
-
-    async def abort_runtime(self) -> None:
-        """Interrupt the CLI and kill its process tree."""
-        ...
-
-    def mcp_declaration(self, native_name: str) -> BuiltinTool | None:
-        """The declaration of an external MCP tool (kind from its annotations), else None."""
 
 
 _ids = itertools.count(1)
@@ -94,6 +70,7 @@ class ClaudeCodeTurn:
         finished: the turn's :class:`TurnEnd` is queued.
         aborted: :meth:`abort` was called.
         suspended: the session suspended the turn.
+        runtime_gone: the CLI exited; a callback it made can no longer be answered.
     """
 
     def __init__(self, owner: TurnOwner, kind: TurnKind, *, withhold_calls: bool = False) -> None:
@@ -106,6 +83,7 @@ class ClaudeCodeTurn:
         self._approvals: Waiters[ApprovalAnswer] = Waiters()
         self._results: Waiters[ResultAnswer] = Waiters()
         self._parked = Parking()
+        self._runtime = RuntimePending(self.view.host_prefix)
         self._outbox: collections.deque[object] = collections.deque()
         self._prelude: Callable[[], Awaitable[None]] | None = None
         self._api_error: tuple[str, str] | None = None
@@ -114,6 +92,7 @@ class ClaudeCodeTurn:
         self.finished = False
         self.aborted = False
         self.suspended = False
+        self.runtime_gone = False
 
     # -- feeding (called by the session) --------------------------------------------------
 
@@ -127,6 +106,8 @@ class ClaudeCodeTurn:
 
         Callbacks still waiting for the host are released: nobody is left to answer.
         """
+        self.runtime_gone = True
+        self._runtime.freeze()
         if self._ended:
             return
         self._send.send_nowait(("exit", error))
@@ -177,12 +158,15 @@ class ClaudeCodeTurn:
         )
         self._calls.asked(call_id, "builtin", native_name, None, native_input, approval_id)
         waiter = self._approvals.add(approval_id, call_id)
+        self._runtime.add(approval_id, live_request("approval", original, native_name, native_input,
+                                                    self.view.host_prefix, approval_id))
         declared = self._owner.mcp_declaration(native_name)
         self._send.send_nowait(("control", (call_id, BuiltinApprovalRequest(approval_id, call, tool=declared))))
         try:
             return await waiter.wait()
         finally:
             self._approvals.discard(approval_id)
+            self._runtime.discard(approval_id)
 
     def refuse(self, tool_use_id: str | None, native_name: str, native_input: Any, reason: str) -> None:
         """The adapter refuses a built-in call without asking the host (its result is a denial)."""
@@ -204,12 +188,23 @@ class ClaudeCodeTurn:
         )
         self._calls.asked(call_id, "host", native_name, tool_name, arguments)
         waiter = self._results.add(original, call_id)
+        self._runtime.add(original, live_request("tool-result", original, native_name, arguments, self.view.host_prefix))
         self._send.send_nowait(("control", (call_id, HostToolCall(call))))
         try:
             answer = await waiter.wait()
         finally:
             self._results.discard(original)
+            self._runtime.discard(original)
         return ToolOutput(answer.content, answer.is_error)
+
+    def pending_requests(self) -> list[PendingRequest]:
+        """What the CLI holds pending (its requests, or a continued turn's transcript; see
+        :mod:`._pending`). Raises ``OSError``/``RuntimeError`` if the transcript is unreadable."""
+        return self._runtime.requests({*self._approvals.keys(), *self._results.keys()})
+
+    def read_transcript_with(self, locate: Callable[[], Path]) -> None:
+        """How to find the session transcript (a continued turn's restored calls live there)."""
+        self._runtime.read_transcript_with(locate)
 
     # -- the AdapterTurn protocol -----------------------------------------------------------
 
@@ -219,9 +214,11 @@ class ClaudeCodeTurn:
         A denial's ``reason`` (or :data:`DEFAULT_DENIAL`) is what the model reads.
 
         Raises:
-            KeyError: ``approval_id`` is not pending in this turn (the message lists those that are).
+            KeyError: ``approval_id`` is not pending in this turn (ignored once the CLI exited).
         """
         waiter = self._approvals.get(approval_id)
+        if waiter is None and self.runtime_gone:
+            return  # the CLI died waiting: the answer goes nowhere, the turn ends runtime-crashed
         if waiter is None:
             raise KeyError(f"no pending approval {approval_id!r} in this Claude Code turn "
                            f"(pending: {self._approvals.keys() or 'none'})")
@@ -236,12 +233,18 @@ class ClaudeCodeTurn:
             KeyError: ``tool_call_id`` is not waiting for a result in this turn.
         """
         waiter = self._results.get(tool_call_id)
+        if waiter is None and self.runtime_gone:
+            return  # as in submit_approval
         if waiter is None:
             raise KeyError(f"no host tool call {tool_call_id!r} waits for a result in this Claude Code turn "
                            f"(waiting: {self._results.keys() or 'none'})")
         answer = ResultAnswer(content=output.content, is_error=output.is_error)
         self._calls.answered(waiter.tool_use_id, answer)
         waiter.settle(answer)
+
+    async def steer(self, text: str) -> None:
+        """Steering: ``text`` goes to the CLI's streaming input (TurnStateError once the turn is over)."""
+        await self._owner.send_user_message(text)
 
     async def abort(self) -> None:
         """Stop the turn: Claude Code is interrupted and its whole process tree killed."""
@@ -283,9 +286,11 @@ class ClaudeCodeTurn:
             if call.answer is not None or not call.asked:
                 continue  # answered already, or never asked: Claude Code will ask again
             if call.kind == "builtin":
-                self._approvals.add(call.approval_id or f"approval-{call_id}", call_id)
+                self._approvals.add(key := call.approval_id or f"approval-{call_id}", call_id)
+                self._runtime.restore("approval", key, call_id)
             else:
                 self._results.add(call_id, call_id)
+                self._runtime.restore("tool-result", call_id, call_id)
                 self._calls.hosted(call_id, call.tool_name or "")
 
     async def wait_for_answers(self) -> None:

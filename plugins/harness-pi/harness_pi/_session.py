@@ -31,12 +31,14 @@ from harness_core import (
     HarnessConfigurationError,
     HostToolSpec,
     PromptRequest,
+    RuntimeConfinement,
     StartRequest,
     TurnEnd,
     TurnStateError,
 )
 
 from ._launch import PiHome
+from ._pending import session_calls
 from ._rpc import PiCommandError, PiProcess, kill_marked
 from ._runtime import PiStartError, children_gone, launch
 from ._settings import PiSettings
@@ -61,8 +63,9 @@ class PiSession:
     """
 
     def __init__(self, settings: PiSettings, prefix: Sequence[str], version: tuple[int, ...],
-                 request: StartRequest) -> None:
+                 request: StartRequest, *, confinement: RuntimeConfinement | None = None) -> None:
         self._settings = settings
+        self._confinement = confinement
         self._prefix = list(prefix)
         self._version = version
         self.session_id = request.session_id
@@ -87,6 +90,8 @@ class PiSession:
         if not cwd.is_dir():
             raise HarnessConfigurationError(f"pi session {self.session_id!r}: workspace {str(cwd)!r} is not a directory")
         self.cwd = cwd.resolve()
+        self.workspace_root = str(self.cwd)
+        """The workspace (``AdapterSession.workspace_root``): the permission mode covers paths inside it only."""
         self._home = PiHome.create(settings)
         if self._continue is not None:
             text = truncate_session(self._continue.session_jsonl, set(self._continue.calls))
@@ -135,6 +140,18 @@ class PiSession:
             raise PiCommandError("pi is not running")
         await process.send({"type": "extension_ui_response", "id": ui_id, "value": json.dumps(value)})
 
+    async def steer(self, text: str) -> None:
+        """pi's RPC ``steer``: queue ``text`` for the running agent (delivered after the current
+        tool calls, before the next model call).
+
+        Raises:
+            PiCommandError: pi is not running or refused the command.
+        """
+        process = self._process
+        if process is None or not process.running:
+            raise PiCommandError("pi is not running")
+        await process.request({"type": "steer", "message": text}, timeout=60)
+
     async def cancel_ui(self, ui_id: str) -> None:
         """Dismiss a dialog (its caller gets ``undefined``: the gate blocks, a host call fails)."""
         process = self._process
@@ -172,7 +189,8 @@ class PiSession:
 
             process = await launch(self._prefix, self._settings, self._home, self._version, self.cwd,
                                    gate=self._gate, builtin_filter=self._filter, host_tools=host_tools,
-                                   instructions=instructions, on_record=on_record, on_exit=on_exit)
+                                   instructions=instructions, on_record=on_record, on_exit=on_exit,
+                                   confinement=self._confinement)
             holder.append(process)
             self._process, self._key = process, key
             return process
@@ -285,6 +303,7 @@ class PiSession:
         state, self._continue = self._continue, None
         turn = self._new_turn("continue", self._host_tools)
         turn.calls.restore(state.calls)
+        turn.held = session_calls(state.session_jsonl)
 
         async def prelude() -> None:
             process = await self._ensure_process(self._host_tools, self._instructions)

@@ -22,6 +22,8 @@ def normalize(path: str) -> str:
 
     ``path`` must be absolute. Purely lexical: symlinks are not consulted.
     """
+    if "/." not in path and "//" not in path and path[-1:] != "/" and path[:1] == "/":
+        return path  # already clean: no empty, `.` or `..` component (the common case)
     out = posixpath.normpath(path)
     if out.startswith("//"):
         out = "/" + out.lstrip("/")
@@ -40,7 +42,7 @@ def relative(path: str, base: str) -> str | None:
     return None
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class Bases:
     """The directories patterns are anchored to, as written and with symlinks resolved.
 

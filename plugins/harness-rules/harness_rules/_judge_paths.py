@@ -88,6 +88,9 @@ class PathJudge:
             tally.unsure.append(f"{shown}: the directory it is relative to is only known at run time")
             return
         for sp in spells:
+            if not sp.is_dir and not pool.allow_paths.may_match((sp,), bases):
+                tally.unallowed.append(shown if sp.path == raw else f"{shown} = {sp.path}")
+                return  # no allow rule matches this file (one joined regex instead of one per rule)
             allowed = next((r for r in pool.allow if self._path_allows(r, sp, bases)), None)
             if allowed is None:
                 tally.unallowed.append(shown if sp.path == raw else f"{shown} = {sp.path}")

@@ -110,7 +110,7 @@ class ShellJudge(PathJudge):
                     tally.parts += 1
                     continue
                 self._path(arg.path, arg.cwds, guard, tally, bases, required=False, origin=arg.origin,
-                           glob=arg.glob, deny_only=True)
+                           glob=arg.glob, deny_only=True, probe=arg.tree)
             if unit.unknown_args is not None and not tally.deny:
                 tally.unsure.append(f"{shown}: {unit.unknown_args}, and it may name a file a rule such as "
                                     f"`{self._guard_pool.deny[0].text}` denies")

@@ -25,6 +25,7 @@ __all__ = ["BaseKind", "PathPattern", "compile_path_pattern"]
 
 BaseKind = Literal["workspace", "home", "root"]
 _MAGIC: Final = re.compile(r"[*?\[]")
+_MEMO_SIZE: Final = 8192
 
 
 def _compile(pattern: str, spec: str) -> re.Pattern[str]:
@@ -64,6 +65,10 @@ class PathPattern:
     _cover_regex: re.Pattern[str] | None = attrs.field(repr=False, eq=False)
     _cover_all: bool = attrs.field(repr=False)
     _segment_regexes: tuple[re.Pattern[str] | None, ...] = attrs.field(repr=False, eq=False)
+    _memo: dict[tuple[str, bool, Bases] | tuple[str, Bases], bool] = attrs.field(
+        init=False, factory=dict, repr=False, eq=False, hash=False)
+    """Results of :meth:`matches` and :meth:`may_reach` by arguments: both are pure string
+    functions (no file system access), so they are kept across decisions (bounded)."""
 
     @property
     def regex(self) -> re.Pattern[str]:
@@ -88,12 +93,22 @@ class PathPattern:
 
         Gitignore semantics: a path inside a matched directory matches too.
         """
+        key = (path, is_dir, bases)
+        memo = self._memo
+        found = memo.get(key)
+        if found is not None:
+            return found
+        found = False
         regex = self._folded if bases.casefold else self._regex
         for base in self.base_dirs(bases):
             rel = relative(path, base)
             if rel and regex.match(rel + "/" if is_dir else rel):
-                return True
-        return False
+                found = True
+                break
+        if len(memo) >= _MEMO_SIZE:
+            memo.clear()
+        memo[key] = found
+        return found
 
     def covers(self, directory: str, bases: Bases) -> bool:
         """True when every path inside ``directory`` (normalized absolute) matches."""
@@ -115,16 +130,27 @@ class PathPattern:
 
         Used to prune walks: ``False`` means no path below ``directory`` can ever match.
         """
+        key = (directory, bases)
+        memo = self._memo
+        found = memo.get(key)
+        if found is not None:
+            return found
+        found = False
         for base in self.base_dirs(bases):
             rel = relative(directory, base)
             if rel is None:
                 if relative(base, directory) is not None:
-                    return True  # the base lies inside the directory
+                    found = True  # the base lies inside the directory
+                    break
                 continue
             parts = tuple(p for p in rel.split("/") if p)
             if self._feasible(0, parts, 0):
-                return True
-        return False
+                found = True
+                break
+        if len(memo) >= _MEMO_SIZE:
+            memo.clear()
+        memo[key] = found
+        return found
 
     def _feasible(self, i: int, parts: tuple[str, ...], j: int) -> bool:
         segs = self.segments

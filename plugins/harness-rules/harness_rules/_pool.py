@@ -26,10 +26,12 @@ class Pool:
     allow_index: CommandIndex = attrs.field(init=False, eq=False, repr=False)
     deny_paths: PathIndex = attrs.field(init=False, eq=False, repr=False)
     ask_paths: PathIndex = attrs.field(init=False, eq=False, repr=False)
+    allow_paths: PathIndex = attrs.field(init=False, eq=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
         object.__setattr__(self, "deny_paths", PathIndex(self.deny))
         object.__setattr__(self, "ask_paths", PathIndex(self.ask))
+        object.__setattr__(self, "allow_paths", PathIndex(self.allow))
         object.__setattr__(self, "deny_index", CommandIndex(self.deny))
         object.__setattr__(self, "ask_index", CommandIndex(self.ask))
         object.__setattr__(self, "allow_index", CommandIndex(self.allow))

@@ -12,6 +12,7 @@ import attrs
 
 from ._builtins import EVALUATING_BUILTINS, code_env
 from ._expand import brace_expand
+from ._trees import TREE_READERS, mark_trees
 from ._units import (
     GLOB,
     CommandUnit,
@@ -88,6 +89,8 @@ class CommandWalker(RedirectReader):
             ):  # `ssh host bash <<< 'CMD'`, `docker exec -i c sh <<EOF`: the input may be run
                 suffixes += textual_opaque(stdin.text, "").deny_forms
             paths, why = self.arguments(args, cwds, name)
+            if name in TREE_READERS or name == "git":
+                paths, why = mark_trees(name, args, paths, cwds, why)
             self.units.append(self.unit(assignments, words, cwds, required=required, args=paths,
                                         suffixes=suffixes, unknown_args=why))
             return

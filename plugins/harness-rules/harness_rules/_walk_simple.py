@@ -14,7 +14,7 @@ from ._units import (
     safe_env,
 )
 from ._walk_commands import CommandWalker
-from ._walk_words import Stdin, Unsupported
+from ._walk_words import GLOBIGNORE_OPAQUE, Stdin, Unsupported
 from ._words import Word, texts
 
 __all__ = ["SimpleWalker"]
@@ -85,6 +85,8 @@ class SimpleWalker(CommandWalker):
             else:
                 raise Unsupported(f"unsupported part {part.kind!r} in a simple command")
         label = " ".join(texts(assignments + words)) or "(redirection)"
+        if "GLOBIGNORE" in label:  # spelled with quotes inside (`export "GLOB""IGNORE=x"`)
+            self.opaque.append(GLOBIGNORE_OPAQUE)
         stdin = self.stdin if self.stdin.kind != "inherited" or self.exec_stdin is None else self.exec_stdin
         for redirect in redirects:
             stdin = self.redirect(redirect, cwds, depth, label) or stdin

@@ -23,13 +23,13 @@ from ._units import (
 )
 from ._words import Word, texts
 
-__all__ = ["INHERITED", "Stdin", "Unsupported", "WordReader"]
+__all__ = ["GLOBIGNORE_OPAQUE", "INHERITED", "Stdin", "Unsupported", "WordReader"]
 
 _ECHO_FLAGS: Final = re.compile(r"-[neE]+")
 _UNSAFE_LITERAL: Final = re.compile(r"[\\*?\[{~]")
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class Stdin:
     """Where a command's standard input comes from.
 
@@ -43,6 +43,10 @@ class Stdin:
 
 
 INHERITED: Final = Stdin("inherited")
+
+GLOBIGNORE_OPAQUE: Final = Opaque("GLOBIGNORE", "setting `GLOBIGNORE` makes wildcards match hidden files (as "
+                                  "`shopt -s dotglob` does), so what they expand to is not known here", kind="read")
+"""Recorded for any command line naming ``GLOBIGNORE`` (``GLOBIGNORE=x; cat *`` reads ``.env``)."""
 
 
 class Unsupported(Exception):

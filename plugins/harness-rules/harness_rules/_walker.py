@@ -19,7 +19,7 @@ from ._units import (
     union,
 )
 from ._walk_simple import SimpleWalker
-from ._walk_words import Stdin, Unsupported
+from ._walk_words import GLOBIGNORE_OPAQUE, Stdin, Unsupported
 
 __all__ = ["Walker"]
 
@@ -33,6 +33,13 @@ _REDEFINES_OUTPUT: Final = re.compile(
 )
 """Text that may change what ``echo``/``printf``/``cat`` print: their output is then not
 taken as literal anywhere in the command line."""
+
+
+def _may_redefine(text: str) -> bool:
+    """False when :data:`_REDEFINES_OUTPUT` cannot match ``text``: each of its alternatives
+    needs one of these substrings (a cheap test before the regular expression)."""
+    return "(" in text or "function" in text or "alias" in text or "enable" in text or "hash" in text \
+        or "PATH" in text
 
 
 class Walker(SimpleWalker):
@@ -57,7 +64,10 @@ class Walker(SimpleWalker):
             return None
         if "\x00" in text:
             return "the command holds a NUL character"
-        self.literal_ok = self.literal_ok and _REDEFINES_OUTPUT.search(text) is None
+        if "GLOBIGNORE" in text:
+            self.opaque.append(GLOBIGNORE_OPAQUE)
+        if self.literal_ok and _may_redefine(text):
+            self.literal_ok = _REDEFINES_OUTPUT.search(text) is None
         trees: Sequence[Any] | None = fast_parse(text)  # plain command lines, without bashlex
         if trees is not None:
             self.source = text
