@@ -143,6 +143,7 @@ from harness_core.sandbox import (
     resolve_like_os,
     runtime_confinement,
 )
+from harness_core.skills import Skill, SkillFile, install_skills
 from harness_core.steering import SteerableTurn
 from harness_core.suggestions import describe_unknown_names
 from harness_core.tools.definition import (
@@ -232,6 +233,8 @@ __all__ = [
     "SandboxView",
     "SqliteContinuationStore",
     "StartPart",
+    "Skill",
+    "SkillFile",
     "StartRequest",
     "SteerableTurn",
     "StartStepPart",
@@ -279,6 +282,7 @@ __all__ = [
     "get_plugin_manager",
     "has_tool_call",
     "hookimpl",
+    "install_skills",
     "hookspec",
     "invoke_tool",
     "mcp_name_matches",

@@ -35,6 +35,7 @@ from harness_core import (
     StartRequest,
     TurnEnd,
     TurnStateError,
+    install_skills,
 )
 
 from ._launch import PiHome
@@ -91,6 +92,7 @@ class PiSession:
             raise HarnessConfigurationError(f"pi session {self.session_id!r}: workspace {str(cwd)!r} is not a directory")
         self.cwd = cwd.resolve()
         self._home = PiHome.create(settings)
+        install_skills(request.skills, self._home.agent_dir / "skills")  # pi's user skills, in the private home
         if self._continue is not None:
             text = truncate_session(self._continue.session_jsonl, set(self._continue.calls))
             self._home.session_file.write_text(text, encoding="utf-8")
