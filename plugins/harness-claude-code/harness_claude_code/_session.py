@@ -87,6 +87,8 @@ class ClaudeCodeSession:
             raise HarnessConfigurationError(f"claude-code session {self.session_id!r}: workspace {str(cwd)!r} is not a directory")
         self.cwd = cwd.resolve()
         self._skills = install_claude_skills(settings, request.skills) is not None
+        self.workspace_root = str(self.cwd)
+        """The workspace (``AdapterSession.workspace_root``): the permission mode covers paths inside it only."""
         runtime_dirs = [config_dir_of(settings), *([settings.home] if settings.home is not None else [])]
         self._sandbox = sandbox_settings(request.sandbox, self.cwd, runtime_dirs)
         if self.claude_session_id is not None and state_cwd is not None and Path(state_cwd) != self.cwd:

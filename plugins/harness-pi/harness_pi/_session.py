@@ -91,6 +91,8 @@ class PiSession:
         if not cwd.is_dir():
             raise HarnessConfigurationError(f"pi session {self.session_id!r}: workspace {str(cwd)!r} is not a directory")
         self.cwd = cwd.resolve()
+        self.workspace_root = str(self.cwd)
+        """The workspace (``AdapterSession.workspace_root``): the permission mode covers paths inside it only."""
         self._home = PiHome.create(settings)
         install_skills(request.skills, self._home.agent_dir / "skills")  # pi's user skills, in the private home
         if self._continue is not None:

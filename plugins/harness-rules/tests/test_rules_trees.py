@@ -61,6 +61,12 @@ DENIED_TREES = [
     "timeout 5 grep -r x .",  # through a wrapper
     "bash -c 'grep -r x .'",  # through a nested shell
     "bash -c \"cd src && rg x\"",
+    "busybox grep -r x .",  # an applet
+    "\\grep -r x .",  # quoting or a path does not change the command
+    "/usr/bin/grep -r x ./",
+    "g''rep -r x .",
+    "grep x . -r",  # options after the operands, as GNU getopt reads them
+    "sh -c \"$(echo grep -r x .)\"",  # a substitution of fixed text
 ]
 
 
@@ -83,6 +89,11 @@ def test_a_symlink_inside_the_tree_pointing_outside_is_followed(layout: Layout) 
     decision, reason = _decide(layout, "grep -r x src", deny=[f"read(/{layout.outside}/secret.txt)"])
     assert decision == "deny", reason
     decision, reason = _decide(layout, "rg x src", deny=[f"read(/{layout.outside}/dir/**)"])
+    assert decision == "deny", reason
+
+
+def test_the_home_directory_tree_is_walked(layout: Layout) -> None:
+    decision, reason = _decide(layout, "grep -r x ~", deny=["read(~/.ssh/**)"])
     assert decision == "deny", reason
 
 

@@ -3,9 +3,11 @@
 File operations (``read_text_file``, ``write_text_file``, ``resolve``, ``read_bytes``,
 ``write_bytes``) are done on the host by a composed :class:`harness_core.LocalSandbox`,
 which confines every path to the workspace (``..`` and links resolved, links swapped in
-refused). Commands (``run_command``) are run by the same ``LocalSandbox`` (process group,
-timeout, output caps, scrubbed environment) but wrapped in ``bwrap``, so what they can see
-and reach is the policy's (:mod:`harness_sandbox_bwrap.policy`), not the host user's.
+refused). Commands (``run_command``) run inside ``bwrap`` under the policy
+(:mod:`harness_sandbox_bwrap.policy`), so what they can see and reach is the policy's, not
+the host user's: through one long-lived bubblewrap and its command server
+(:mod:`harness_sandbox_bwrap.server`), or one ``bwrap`` each via the ``LocalSandbox``
+(process group, timeout, output caps, scrubbed environment) when that is off.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from harness_core import CommandResult, ConfinedLaunch, LocalSandbox, SandboxVie
 from .policy import SANDBOX_HOME, NetworkPolicy, SandboxPolicy, bwrap_prefix
 from .probe import check_bwrap
 from .runtime import confine_runtime
+from .server import CommandPool, Served, find_python
 from .view import BwrapView, run_wrapped, wrap_command
 
 __all__ = ["BwrapSandbox"]
@@ -52,6 +55,10 @@ class BwrapSandbox:
             :class:`harness_core.LocalSandbox`; secret-looking names are always dropped).
         default_timeout: seconds a command may run without its own timeout.
         bwrap: the bubblewrap executable (default ``bwrap`` on ``PATH``).
+        command_server: run commands through one long-lived bubblewrap and the command
+            server inside it (:mod:`harness_sandbox_bwrap.server`; default, when a system
+            ``python3`` exists) instead of one ``bwrap`` per command. ``spawn`` and the
+            restricted view's commands always start a ``bwrap`` each.
 
     Raises:
         BwrapUnavailableError: bubblewrap is missing or cannot create the namespaces here
@@ -72,6 +79,7 @@ class BwrapSandbox:
         inherit_env: Sequence[str] | None = None,
         default_timeout: float = 300.0,
         bwrap: str | None = None,
+        command_server: bool = True,
     ) -> None:
         if not Path(workspace).expanduser().is_dir():
             raise NotADirectoryError(f"BwrapSandbox: workspace {os.fspath(workspace)!r} is not an existing directory")
@@ -87,6 +95,10 @@ class BwrapSandbox:
         self._files = self._local()
         self._view_runners: list[LocalSandbox] = []
         self._shell = "/bin/bash" if os.path.exists("/bin/bash") else "/bin/sh"
+        self._python = find_python() if command_server else None
+        self._served = None if self._python is None else Served(
+            CommandPool(self._prefix, self._python, repr(self)), self._files.command_env,
+            self._files.default_timeout, self._files.max_output_bytes, self._shell)
 
     def _local(self) -> LocalSandbox:
         """A LocalSandbox on the workspace with this sandbox's environment and timeout."""
@@ -193,6 +205,8 @@ class BwrapSandbox:
             TypeError / ValueError: a malformed command or timeout.
             RuntimeError: the sandbox was stopped.
         """
+        if self._served is not None:
+            return await self._served.run(command, timeout=timeout, env=env)
         return await run_wrapped(self._files, self._prefix, self._shell, command, timeout=timeout, env=env)
 
     async def spawn(self, command: str | list[str], *, env: Mapping[str, str] | None = None) -> SpawnedProcess:
@@ -225,6 +239,8 @@ class BwrapSandbox:
 
     async def stop(self) -> None:
         """Kill the commands still running (the views' too); later calls raise ``RuntimeError``."""
+        if self._served is not None:
+            await self._served.pool.close()
         for runner in [self._files, *self._view_runners]:
             await runner.stop()
 

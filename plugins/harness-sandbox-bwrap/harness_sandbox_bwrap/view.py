@@ -5,7 +5,9 @@ wrapping both share.
 ``write_text_file`` and ``run_command``. It holds the composed ``LocalSandbox``'s own
 restricted view (file operations confined to the workspace) and the immutable ``bwrap``
 command prefix, and nothing else: no reference to the ``BwrapSandbox``, no ``stop``, no
-policy to change (frozen, slotted, tuple-valued).
+policy to change (frozen, slotted, tuple-valued). Its commands start one ``bwrap`` each,
+not the sandbox's long-lived command server: a live server is a process handle, which
+reaches the event loop and through it everything, the sandbox included.
 """
 
 from __future__ import annotations
