@@ -147,8 +147,7 @@ class StartRequest:
             call to one the runtime makes anyway goes to the core as a :class:`HostToolCall`,
             which the core answers with ``execution-denied``.
         instructions: text appended to the runtime's system prompt, or ``None``.
-        skills: the agent's skills (:mod:`harness_core.skills`); only sent to adapters
-            declaring ``skills``, which install them where the runtime reads them.
+        skills: the agent's skills (:mod:`harness_core.skills`), for adapters declaring ``skills``.
         resume_from: state from :meth:`AdapterSession.stop` of an earlier session.
         continue_from: state from :meth:`AdapterSession.suspend_turn` of an unfinished turn.
     """
