@@ -62,6 +62,11 @@ class SkillFile:
     content: str | bytes = ""
     executable: bool = False
 
+    def __attrs_post_init__(self) -> None:
+        if not isinstance(self.content, (str, bytes)):
+            raise HarnessConfigurationError(
+                f"skill file {self.path!r}: content must be str or bytes, got {type(self.content).__name__}")
+
 
 def _files(value: Iterable[SkillFile | tuple[str, str | bytes]]) -> tuple[SkillFile, ...]:
     files: list[SkillFile] = []
@@ -76,6 +81,10 @@ def _files(value: Iterable[SkillFile | tuple[str, str | bytes]]) -> tuple[SkillF
     duplicated = sorted({p for p in paths if paths.count(p) > 1})
     if duplicated:
         raise HarnessConfigurationError(f"skill files listed twice: {', '.join(duplicated)}")
+    folders = {"/".join(p.split("/")[:i]): p for p in paths for i in range(1, p.count("/") + 1)}
+    clash = sorted(p for p in paths if p in folders)
+    if clash:
+        raise HarnessConfigurationError(f"skill file {clash[0]!r} is also a folder of {folders[clash[0]]!r}")
     return tuple(files)
 
 

@@ -62,3 +62,15 @@ def test_an_adapter_without_skills_refuses_at_construction(tmp_path: Path) -> No
         adapter.agent(skills=[Skill("a", "d", "c")])
     with pytest.raises(HarnessConfigurationError, match="named twice"):
         adapter.agent(skills=[Skill("a", "d", "c"), Skill("a", "d", "c")])
+
+
+@pytest.mark.parametrize("content", [5, None, ["a"], 3.5])
+def test_a_file_content_that_is_not_text_or_bytes_is_refused(content: object) -> None:
+    # bytes(5) would install five NUL bytes; refuse it when the file is built
+    with pytest.raises(HarnessConfigurationError, match=r"skill file 'notes.md': content must be str or bytes"):
+        SkillFile("notes.md", content)  # type: ignore[arg-type]
+
+
+def test_a_file_that_is_also_a_folder_is_refused_when_the_skill_is_built() -> None:
+    with pytest.raises(HarnessConfigurationError, match=r"skill file 'templates' is also a folder of 'templates/a.md'"):
+        Skill("notes", "d", "c", files=[("templates", "x"), ("templates/a.md", "y")])

@@ -168,7 +168,8 @@ class ToolOffer:
         """The active read-only built-ins and the read-only host tools."""
         host = {spec.name for spec in self._host_tools if spec.read_only}
         mcp = {name for name, tool in self.mcp_tools().items() if tool.read_only and self.allows(name)}
-        return frozenset({name for name in self._read_only if self.allows(name)} | host | mcp)
+        active = {name for name in self._read_only if name in self._tools and self.allows(name)}
+        return frozenset(active | host | mcp)
 
     def host_schemas(self) -> dict[str, Any]:
         """The host tools' input JSON Schemas by name."""

@@ -62,3 +62,14 @@ async def test_no_skills_no_skill_tool(scripted_model_server: Any, workspace: Pa
     async with await agent.create_session(sandbox=LocalSandbox(workspace)) as session:
         await agent.generate(session=session, prompt="hi")
     assert "skill" not in server.model_requests[0].tool_names
+
+
+async def test_a_repair_turn_without_skills_does_not_name_the_skill_tool(scripted_model_server: Any,
+                                                                          workspace: Path) -> None:
+    server = scripted_model_server(Script.of(ModelTurn(tool_calls=[ToolCallSpec("read", {})]), "ok"))
+    agent = agent_for(server)
+    async with await agent.create_session(sandbox=LocalSandbox(workspace)) as session:
+        await agent.generate(session=session, prompt="hi")
+    note = json.dumps(server.model_requests[1].body["messages"][-1])
+    assert "only read-only tools are available (glob, grep, ls, read)" in note
+    assert "skill" not in server.model_requests[1].tool_names
