@@ -124,9 +124,14 @@ class DurableAgent:
             workspace: the directory of a :class:`~harness_core.LocalSandbox`, or ``None``.
             resume_from: ``state`` from an earlier turn's result, to go on with the same
                 conversation.
+
+        Raises:
+            TypeError: ``prompt`` is not a non-empty string (nothing is started).
         """
         from dbos import DBOS, SetWorkflowID
 
+        if not isinstance(prompt, str) or not prompt.strip():  # refused here, not recorded for a worker
+            raise TypeError(f"start_turn() takes the prompt as a non-empty string, got {prompt!r}")
         session_id = session_id or f"session-{uuid.uuid4().hex[:12]}"
         workflow_id = workflow_id or f"{session_id}:{uuid.uuid4().hex[:12]}"
         request = {"prompt": prompt, "session_id": session_id,

@@ -111,3 +111,32 @@ def test_answers_message_and_its_key() -> None:
     with pytest.raises(ValueError, match="needs"):
         harness_dbos.answers_message()
 
+
+
+@pytest.mark.parametrize(("approvals", "results", "message"), [
+    ("garbage", (), r"approval_responses must be a list of mappings, got str"),
+    (["x"], (), r"approval_responses\[0\]: expected a mapping, got str"),
+    ([{"approved": True}], (), r"approval_responses\[0\]: 'approval_id' must be a non-empty string, got None"),
+    ([{"approval_id": "a", "approved": "yes"}], (), r"approval_responses\[0\]: 'approved' must be true or false"),
+    ((), [{"output": "x"}], r"tool_results\[0\]: 'tool_call_id' must be a non-empty string, got None"),
+])
+def test_malformed_answers_are_refused_before_they_are_sent(approvals: object, results: object, message: str) -> None:
+    # a malformed answer is refused in the caller's process, naming the entry, instead of
+    # being delivered to the waiting turn (or failing with dict()'s own error)
+    from harness_dbos.messages import answers_message
+
+    with pytest.raises((TypeError, ValueError), match=message):
+        answers_message(approvals, results)  # type: ignore[arg-type]
+    assert answers_message([{"approvalId": "a", "approved": False}], [{"toolCallId": "c", "output": 1}])[0]
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("prompt", [123, None, "", "  "])
+async def test_a_prompt_that_is_not_text_is_refused_before_a_turn_is_recorded(prompt: object) -> None:
+    # start_turn(123) used to record a PENDING workflow that a worker would recover and fail
+    from harness_core.testing import ScriptedAdapter
+
+    agent = ScriptedAdapter([]).agent(plugins=[dbos_plugin])
+    durable = harness_dbos.DurableAgent(agent, name=f"bad-prompt-{abs(hash(repr(prompt)))}", allow_unrecorded_runtime=True)
+    with pytest.raises(TypeError, match="start_turn\\(\\) takes the prompt as a non-empty string"):
+        await durable.start_turn(prompt, session_id="s")  # type: ignore[arg-type]
