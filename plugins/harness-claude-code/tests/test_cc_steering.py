@@ -57,3 +57,28 @@ async def test_steering_reaches_the_model_in_the_same_turn(scripted_model_server
     assert STEER not in json.dumps(first.body)
     assert second.tool_result_count == 1 and STEER in (second.last_user_text or "")  # in the same turn
     assert third.last_user_text == "And now?"
+
+
+@pytest.mark.xfail(strict=True, reason="known bug: a steer written while the final answer streams is queued by "
+                   "the CLI as a turn of its own, and every later prompt gets the previous one's answer")
+async def test_a_steer_during_the_final_answer_does_not_shift_later_turns(scripted_model_server: Any,
+                                                                          adapter_settings: Any,
+                                                                          workspace: Path) -> None:
+    server = scripted_model_server(["First answer, long enough to stream in several chunks of text.",
+                                    "Answer to the steer.", "Answer to two."])
+    agent = _agent(adapter_settings(server))
+    async with await agent.create_session(sandbox=LocalSandbox(workspace)) as session:
+        result = agent.stream(session=session, prompt="one")
+        steered = False
+        async for part in result.full_stream:
+            if part.type == "text-delta" and not steered:
+                steered = True
+                await session.steer_turn(STEER)  # accepted: the turn is still running
+        second = await agent.generate(session=session, prompt="two")
+    assert steered
+    # the answer to "two" must be the model's reply to the request carrying "two"
+    texts = [r.last_user_text for r in server.model_requests]
+    carrying_two = texts.index("two") if "two" in texts else -1
+    assert carrying_two >= 0, texts
+    assert second.text == ["First answer, long enough to stream in several chunks of text.",
+                           "Answer to the steer.", "Answer to two."][carrying_two]
