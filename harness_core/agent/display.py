@@ -9,14 +9,17 @@ exactly as before. ``HarnessAgent(display_paths="absolute")`` turns it off.
 
 The rule, for every string inside a part's ``input``, ``output``, ``error`` (and the nested
 ``tool_call`` of an approval request), at any depth of dicts and lists: the root itself
-becomes ``"."``, and every occurrence of ``<root>/`` is removed (``/ws/src/a.ts`` becomes
-``src/a.ts``; ``"cat /ws/a.txt"`` becomes ``"cat a.txt"``). A sibling such as ``/ws-old``
-is left alone. Keys, ids, names and metadata are never changed.
+becomes ``"."``, and every occurrence of ``<root>/`` that starts a path is removed
+(``/ws/src/a.ts`` becomes ``src/a.ts``; ``"cat /ws/a.txt"`` becomes ``"cat a.txt"``). A
+sibling such as ``/ws-old``, and a path that only contains the root (``/mnt/ws/a``), are
+left alone. Keys, ids, names and metadata are never changed.
 """
 
 from __future__ import annotations
 
 import os
+import re
+from functools import lru_cache
 from typing import Any, Literal, TypeAlias
 
 from harness_core.parts.models import (
@@ -46,12 +49,18 @@ def display_value(value: Any, root: str) -> Any:
         if value == root:
             return "."
         prefix = root + os.sep
-        return value.replace(prefix, "") if prefix in value else value
+        return _prefix_pattern(prefix).sub("", value) if prefix in value else value
     if isinstance(value, dict):
         return {k: display_value(v, root) for k, v in value.items()}
     if isinstance(value, list | tuple):
         return type(value)(display_value(v, root) for v in value)
     return value
+
+
+@lru_cache(maxsize=64)
+def _prefix_pattern(prefix: str) -> re.Pattern[str]:
+    # "<root>/" only where a path starts: not after a path character ("/mnt/ws/a" stays)
+    return re.compile(r"(?<![\w./~-])" + re.escape(prefix))
 
 
 def display_part(part: Part, root: str | None) -> Part:

@@ -176,3 +176,17 @@ async def test_the_state_changes_when_the_consumer_reads_the_part_that_announces
     assert resumed[0] == ("start", TurnState.RUNNING)
     assert all(state is TurnState.RUNNING for _, state in resumed[:-1])
     assert resumed[-1] == ("finish", TurnState.IDLE) and session.state is TurnState.IDLE
+
+
+@pytest.mark.anyio
+async def test_a_path_that_only_contains_the_workspace_root_is_shown_as_it_is(root: Path) -> None:
+    # "/mnt<root>/a.txt" is not under the workspace: stripping "<root>/" from it showed "/mnta.txt"
+    other = f"/mnt{root}/a.txt"
+    adapter = ScriptedAdapter([[[CallHost("locate", {"path": other}, id="h1"),
+                                 CallBuiltin("bash", {"command": f"cat {other} {root}/b.txt >{root}/c.txt"}, id="b1")],
+                                [EchoResults("saw")]]], workspace=root)
+    agent = adapter.agent(tools=[locate_tool([])])
+    result = await agent.generate(session=await agent.create_session(), prompt="go")
+    calls = calls_by_id(result.parts)
+    assert calls["h1"].input == {"path": other}
+    assert calls["b1"].input == {"command": f"cat {other} b.txt >c.txt"}
