@@ -36,6 +36,16 @@ def test_every_harness_subcommand_in_the_readme_exists() -> None:
         assert result.exit_code == 0, f"harness {name} --help failed: {result.output}"
 
 
+def test_every_harness_subcommand_is_in_the_readme() -> None:
+    import click
+
+    from harness_core.cli import cli
+
+    listed = set(re.findall(r"^\| `harness ([a-z-]+)", README, flags=re.M))
+    missing = sorted(set(cli.list_commands(click.Context(cli))) - listed)
+    assert not missing, f"harness subcommands missing from the README's command table: {missing}"
+
+
 def test_the_api_example_runs_with_a_scripted_model(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
                                                     capsys: pytest.CaptureFixture[str]) -> None:
     from harness_builtin import ScriptedModelClient
