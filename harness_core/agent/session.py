@@ -236,6 +236,10 @@ class HarnessSession:
             "decided": {k: v.model_dump(mode="json") for k, v in turn.decided.items()},
             "adapter": dict(adapter_state),
         }
+        trace = self.control.features.trace if self.control.features is not None else None
+        if trace is not None:  # telemetry: the continuation's turn span is a child of this one
+            state["traceparent"] = trace.traceparent()
+            trace.detach()
         self.control.turn = None
         self.control.state = TurnState.SUSPENDED
         signer = self.agent.config.state_signer
