@@ -117,3 +117,17 @@ async def test_a_stopped_turn_is_one_span_and_telemetry_is_checked() -> None:
     with pytest.raises(HarnessConfigurationError, match="telemetry must be"):
         two_steps().agent(telemetry="yes")
     assert ScriptedAdapter([]).agent(telemetry=False).features.telemetry is None
+
+
+async def test_an_abandoned_turn_ends_its_spans() -> None:
+    tracer, exporter = tracing()
+    adapter = ScriptedAdapter([[[CallHost("lookup", {}, id="c1")], [EchoResults("saw")]]])
+    agent = adapter.agent(tools=[secret_tool()], tool_approval={"lookup": "user-approval"},
+                          telemetry=Telemetry(tracer=tracer))
+    async with await agent.create_session() as session:
+        await agent.generate(session=session, prompt="go")
+        await session.abort_turn("changed my mind")
+    spans = exporter.get_finished_spans()
+    assert len(by_name(spans, "harness.turn")) == 1
+    [tool] = by_name(spans, "harness.tool_call")
+    assert tool.attributes is not None and tool.attributes["harness.tool.outcome"] == "unfinished"

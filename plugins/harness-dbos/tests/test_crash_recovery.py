@@ -10,8 +10,8 @@ file, one line per execution with the executing process's pid.
 from __future__ import annotations
 
 import anyio
-import pytest
 import harness_dbos
+import pytest
 from dbos_helpers import TIMEOUT, wait_until
 
 from harness_core.testing import Fault, ModelTurn, Script, ScriptedModelServer, ToolCallSpec
