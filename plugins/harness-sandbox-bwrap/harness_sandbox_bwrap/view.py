@@ -6,8 +6,8 @@ wrapping both share.
 restricted view (file operations confined to the workspace) and the immutable ``bwrap``
 command prefix, and nothing else: no reference to the ``BwrapSandbox``, no ``stop``, no
 policy to change (frozen, slotted, tuple-valued). Its commands start one ``bwrap`` each,
-not the sandbox's long-lived command server: a live server is a process handle, which
-reaches the event loop and through it everything, the sandbox included.
+not through a long-lived command server: the view holds only immutable data, no live
+process a host tool could dig into.
 """
 
 from __future__ import annotations

@@ -144,7 +144,10 @@ async def test_stop_kills_every_server(workspace: Path) -> None:
         deadline = time.monotonic() + TIMEOUT
         while _host_processes("sleep 543.2") == "" and time.monotonic() < deadline:
             await anyio.sleep(0.05)
-        await sandbox.stop()
+        with anyio.fail_after(TIMEOUT / 2):  # the running command ends now, not at its timeout
+            await sandbox.stop()
+            while not results:
+                await anyio.sleep(0.05)
     assert getattr(results[0], "exit_code", 0) != 0
     time.sleep(0.3)
     assert _host_processes("sleep 543.2") == ""
@@ -216,3 +219,14 @@ async def test_without_python_each_command_gets_its_own_bwrap(workspace: Path) -
     result = await sandbox.run_command("kill -9 -1; echo $$", timeout=TIMEOUT)
     assert result.exit_code == 0 and result.stdout.strip().isdigit(), result
     await sandbox.stop()
+
+
+def test_a_sandbox_survives_a_second_event_loop(workspace: Path) -> None:
+    sandbox = BwrapSandbox(workspace)
+
+    async def once(text: str) -> str:
+        return (await sandbox.run_command(["echo", text], timeout=TIMEOUT)).stdout
+
+    assert anyio.run(once, "first") == "first\n"
+    assert anyio.run(once, "second") == "second\n"
+    anyio.run(sandbox.stop)
