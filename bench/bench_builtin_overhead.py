@@ -5,7 +5,8 @@ One scripted conversation runs through two stacks, in one process, in paired run
 * ``HarnessAgent`` on the built-in harness, the host tool passed as ``tools=`` (so every call
   goes through the agent's host-tool pipeline: argument validation, approval, the execution
   hooks, the ``tool-call``/``tool-result`` parts), model = the in-process
-  :class:`harness_builtin.ScriptedModelClient` (no HTTP), on a plugin manager with the core's
+  :class:`harness_builtin.ScriptedModelClient` (no HTTP, ``record_requests=False``: the test
+  double keeps no log of requests), on a plugin manager with the core's
   default plugins and the built-in harness only (no other installed plugin's hooks);
 * pydantic-ai's ``Agent.run`` with an **async** ``FunctionModel`` that plays the same script
   and reports usage on every response (so pydantic-ai neither hops to a thread per step nor
@@ -84,7 +85,7 @@ def _script(steps: int, calls: int) -> Script:
 async def run_harness(steps: int, calls: int, workspace: Path) -> float:
     """CPU seconds of one ``HarnessAgent.generate`` over the script (host tool via ``tools=``)."""
     agent = HarnessAgent(
-        harness=create_builtin_adapter(model=ScriptedModelClient(_script(steps, calls)),
+        harness=create_builtin_adapter(model=ScriptedModelClient(_script(steps, calls), record_requests=False),
                                        max_steps=steps + 5, max_tool_calls=steps * calls + 5),
         tools=[ECHO],
         include_plugin_tools=False,

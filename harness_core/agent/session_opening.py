@@ -147,6 +147,7 @@ async def open_session(
         host_tools=host_tool_specs(config, host_inactive),
         withheld_host_tools=frozenset(name for name in host_inactive if name in config.host_tools),
         instructions=config.instructions,
+        skills=agent.features.skills,
         resume_from=dict(resumed.adapter) if resumed else None,
         continue_from=dict(suspended.adapter) if suspended else None,
     )
@@ -155,6 +156,9 @@ async def open_session(
         state = suspended.model_dump(mode="json")
         await anyio.to_thread.run_sync(claim_state, config.continuation_store, state, session_id)
     adapter_session = await adapter.start(request)
+    runtime_root = getattr(adapter_session, "workspace_root", None)
+    if sandbox is None and runtime_root is not None:  # the permission mode covers this workspace only
+        settings = attrs.evolve(settings, workspace_root=str(runtime_root))
     if config.display_paths == "relative":
         root = sandbox.root if sandbox is not None else getattr(adapter_session, "workspace_root", None)
         settings = attrs.evolve(settings, display_root=str(root) if root is not None else None)
