@@ -37,7 +37,7 @@ from harness_core import CommandResult, sanitize_text
 from . import command_server
 from .view import wrap_command
 
-__all__ = ["CommandPool", "EnvBuilder", "Served", "find_python"]
+__all__ = ["CommandPool", "EnvBuilder", "FrozenEnv", "Served", "find_python"]
 
 EnvBuilder = Callable[[Mapping[str, str] | None], dict[str, str]]
 """Builds a command's environment from its extra variables (``LocalSandbox.command_env``)."""
@@ -271,6 +271,17 @@ class CommandPool:
                 self._discard(server)
             else:  # busy: its command's task sees the end of output and reaps it (closing
                 server.kill()  # the pipes under that task's wait would leave it waiting)
+
+
+@attrs.frozen(slots=True)
+class FrozenEnv:
+    """An :data:`EnvBuilder` from a snapshot (a restricted view's: no reference to the
+    ``LocalSandbox`` it was taken from): the snapshot, then the command's extra variables."""
+
+    items: tuple[tuple[str, str], ...]
+
+    def __call__(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+        return {**dict(self.items), **dict(extra or {})}
 
 
 @attrs.frozen(slots=True)

@@ -38,7 +38,7 @@ def _pool(workspace: Path) -> CommandPool:
 
 
 def _host_processes(marker: str) -> str:
-    return subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True, check=False).stdout
+    return subprocess.run(["pgrep", "-f", "--", marker], capture_output=True, text=True, check=False).stdout
 
 
 async def test_one_server_serves_many_commands_each_in_its_own_session(workspace: Path) -> None:
@@ -230,3 +230,21 @@ def test_a_sandbox_survives_a_second_event_loop(workspace: Path) -> None:
     assert anyio.run(once, "first") == "first\n"
     assert anyio.run(once, "second") == "second\n"
     anyio.run(sandbox.stop)
+
+
+async def test_views_have_servers_of_their_own_killed_with_the_sandbox(workspace: Path) -> None:
+    sandbox = BwrapSandbox(workspace)
+    view = sandbox.restricted()
+    marker = f"--as-pid-1.*{workspace.resolve()}"
+    await sandbox.run_command("sleep 0.01", timeout=TIMEOUT)
+    first = await view.run_command("echo $HOME; kill -9 -1; kill -9 1; echo view", timeout=TIMEOUT)
+    assert (first.exit_code, first.stdout) == (0, "/tmp/home\nview\n"), first
+    again = await view.run_command(["cat", "/proc/1/comm"], timeout=TIMEOUT)
+    assert again.stdout.startswith("python"), again  # served: PID 1 is the view's command server
+    servers = _host_processes(marker).split()
+    assert len(servers) == 2, servers  # the sandbox's server and the view's, one bwrap each
+    await sandbox.stop()
+    time.sleep(0.3)
+    assert _host_processes(marker) == ""
+    with pytest.raises(RuntimeError):
+        await view.run_command("true")
