@@ -13,6 +13,7 @@ the host user's: through one long-lived bubblewrap and its command server
 from __future__ import annotations
 
 import os
+import weakref
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -244,7 +245,10 @@ class BwrapSandbox:
         runner = self._local()
         self._view_runners.append(runner)
         served = self._serve(FrozenEnv(tuple(runner.command_env().items())))
-        return BwrapView(runner.restricted(), self._prefix, self._shell, served)
+        view = BwrapView(runner.restricted(), self._prefix, self._shell, served)
+        if served is not None:  # a dropped view's idle servers go with it, not at stop()
+            weakref.finalize(view, served.pool.shutdown)
+        return view
 
     async def stop(self) -> None:
         """Kill the commands still running (the views' too); later calls raise ``RuntimeError``."""

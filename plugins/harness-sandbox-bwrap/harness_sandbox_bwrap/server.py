@@ -262,15 +262,22 @@ class CommandPool:
         """Host PIDs of the live servers' bubblewraps (for diagnostics and tests)."""
         return tuple(server.popen.pid for server in self._live)
 
-    async def close(self) -> None:
-        """Kill every server; later runs raise ``RuntimeError``. Idempotent."""
+    def shutdown(self) -> None:
+        """Kill every server now (synchronously, for finalizers); later runs raise
+        ``RuntimeError``. A busy server is only killed: its command's task sees the end of
+        output and reaps it (closing the pipes under that task's wait would leave it waiting).
+        Idempotent."""
         self._closed = True
         idle, self._idle = self._idle, []
         for server in list(self._live):
             if server in idle:
                 self._discard(server)
-            else:  # busy: its command's task sees the end of output and reaps it (closing
-                server.kill()  # the pipes under that task's wait would leave it waiting)
+            else:
+                server.kill()
+
+    async def close(self) -> None:
+        """:meth:`shutdown`, from async code."""
+        self.shutdown()
 
 
 @attrs.frozen(slots=True)

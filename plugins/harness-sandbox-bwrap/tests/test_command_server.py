@@ -7,6 +7,7 @@ bubblewrap, and leave no process behind."""
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import signal
@@ -248,3 +249,17 @@ async def test_views_have_servers_of_their_own_killed_with_the_sandbox(workspace
     assert _host_processes(marker) == ""
     with pytest.raises(RuntimeError):
         await view.run_command("true")
+
+
+async def test_a_dropped_view_takes_its_servers_with_it(workspace: Path) -> None:
+    sandbox = BwrapSandbox(workspace)
+    marker = f"--as-pid-1.*{workspace.resolve()}"
+    view = sandbox.restricted()
+    assert (await view.run_command("true", timeout=TIMEOUT)).exit_code == 0
+    assert len(_host_processes(marker).split()) == 1
+    del view
+    gc.collect()
+    time.sleep(0.3)
+    assert _host_processes(marker) == ""
+    assert (await sandbox.run_command(["echo", "ok"], timeout=TIMEOUT)).stdout == "ok\n"
+    await sandbox.stop()
