@@ -104,6 +104,9 @@ class BuiltinSession:
             state = load_state(_adapter_part(state_data), where="continue_from" if continuing else "resume_from")
             self._conversation = LiveConversation.from_state(state, continuing=continuing)
             self._continuable = self._conversation.pending is not None
+            if self._continuable and state.turn_options is not None:  # plan mode / output go on
+                options = state.turn_options
+                self._offer.set_prompt((), None, TurnFeatures(output_schema=options.output_schema, mode=options.mode))
 
     @property
     def runtime_tools(self) -> Mapping[str, BuiltinTool]:
@@ -190,6 +193,10 @@ class BuiltinSession:
             await turn.suspend()
         self._continuable = self._conversation.pending is not None
         state = self._state(with_pending=True)
+        features = self._offer.features
+        if self._continuable:
+            schema = None if features.output_schema is None else dict(features.output_schema)
+            state["turn_options"] = {"output_schema": schema, "mode": features.mode}
         await self.client.aclose()
         await self._close_mcp()
         return state

@@ -16,7 +16,7 @@ from harness_core import HarnessConfigurationError, Usage
 
 from .conversation import Message
 
-__all__ = ["STATE_VERSION", "CallState", "PendingStep", "SessionState", "TurnCounters", "load_state"]
+__all__ = ["STATE_VERSION", "CallState", "PendingStep", "SessionState", "TurnCounters", "TurnOptions", "load_state"]
 
 STATE_VERSION: Final = 1
 
@@ -69,6 +69,13 @@ class TurnCounters(_State):
     usage: Usage = Usage()
 
 
+class TurnOptions(_State):
+    """What the unfinished turn's prompt asked for (plan mode must survive continue_from)."""
+
+    output_schema: dict[str, Any] | None = None
+    mode: Literal["default", "plan"] = "default"
+
+
 class SessionState(_State):
     """Everything a built-in session needs to resume or continue elsewhere."""
 
@@ -78,6 +85,7 @@ class SessionState(_State):
     pending: PendingStep | None = None
     counters: TurnCounters | None = None
     compactions: int = 0
+    turn_options: TurnOptions | None = None
 
 
 def load_state(data: object, *, where: str) -> SessionState:

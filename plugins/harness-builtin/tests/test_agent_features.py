@@ -133,8 +133,8 @@ async def test_plan_mode_offers_read_only_tools_and_switches_back(scripted_model
     assert any(isinstance(p, TextDeltaPart) for p in plan.parts)
 
 
-@pytest.mark.xfail(strict=True, reason="known bug: output= is lost when a turn is suspended and continued in another "
-                   "session: final_answer is no longer offered and result.output is None, no error")
+@pytest.mark.xfail(strict=True, reason="known bug: output= is lost by the core when a turn is suspended and continued in "
+                   "another session: result.output is None, no error (the built-in harness keeps final_answer)")
 async def test_structured_output_survives_suspend_and_continue(scripted_model_server: Any, workspace: Path) -> None:
     from harness_core import OutputValidationError, define_harness_tool
 
@@ -158,3 +158,29 @@ async def test_structured_output_survives_suspend_and_continue(scripted_model_se
     except OutputValidationError:
         return  # at least not silent
     assert output == Plan(files=["a.py"], risky=False)
+
+
+async def test_plan_mode_survives_suspend_and_continue(scripted_model_server: Any, workspace: Path) -> None:
+    # fail closed: a plan-mode turn continued in another session stays read-only (it used to
+    # offer write/edit/bash again, and a write ran)
+    from harness_core import define_harness_tool
+
+    server = scripted_model_server(Script.of(
+        ModelTurn(tool_calls=[ToolCallSpec("ping", {})]),
+        ModelTurn(tool_calls=[ToolCallSpec("write", {"file_path": "x.txt", "content": "hi"}, unoffered=True)]),
+        "Planned.",
+    ))
+    ping = define_harness_tool(name="ping", description="p", input={"type": "object"}, read_only=True,
+                               execute=lambda i, c: "pong")
+    agent = agent_for(server, "anthropic", tools=[ping], tool_approval={"ping": "user-approval"},
+                      permission_mode="allow-all")
+    async with await agent.create_session(sandbox=LocalSandbox(workspace)) as session:
+        first = await agent.generate(session=session, prompt="Plan", mode="plan")
+        state = json.loads(json.dumps(await session.suspend_turn()))
+    [request] = first.approval_requests
+    async with await agent.create_session(continue_from=state, sandbox=LocalSandbox(workspace)) as resumed:
+        second = await agent.continue_generate(session=resumed, approval_responses=[
+            {"approval_id": request.approval_id, "approved": True}])
+    assert second.finish_reason == "stop"
+    assert set(server.model_requests[1].tool_names) == {"read", "grep", "glob", "ls", "ping"}
+    assert not (workspace / "x.txt").exists()
