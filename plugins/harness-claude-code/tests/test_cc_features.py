@@ -124,3 +124,19 @@ async def test_plan_mode_refuses_edits_then_default_mode_edits(scripted_model_se
                 session=session, approval_responses=[{"approval_id": request.approval_id, "approved": True}])
         assert done.text == "Done."
     assert (workspace / "a.txt").read_text() == "two\n"
+
+
+@pytest.mark.xfail(strict=True, reason="known bug: in plan mode the CLI refuses every host tool, even a read-only "
+                   "approved one, with its 'Auto mode is unavailable' message (the built-in harness offers them)")
+async def test_plan_mode_runs_a_read_only_host_tool(scripted_model_server: Any, adapter_settings: Any,
+                                                    workspace: Path) -> None:
+    from harness_core import ToolResultPart, define_harness_tool
+
+    server = scripted_model_server([ModelTurn(tool_calls=[ToolCallSpec("mcp__harness__ping", {})]), "Planned."])
+    ping = define_harness_tool(name="ping", description="p", input={"type": "object"}, read_only=True,
+                               execute=lambda i, c: "pong")
+    agent = _agent(adapter_settings(server), tools=[ping], tool_approval={"ping": "approved"},
+                   permission_mode="allow-reads")
+    async with await agent.create_session(sandbox=LocalSandbox(workspace)) as session:
+        result = await agent.generate(session=session, prompt="Plan", mode="plan")
+    assert [p.output for p in result.parts if isinstance(p, ToolResultPart)] == ["pong"]
