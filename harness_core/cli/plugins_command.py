@@ -100,7 +100,7 @@ def plugins_command(as_json: bool, show_capabilities: bool = False) -> None:
     id two plugins contribute, which makes agents refuse to start) are shown in red on
     each plugin involved and after the table; they do not change the exit status. Every
     failed plugin is also named on stderr, and the exit status is then 1. With
-    --capabilities, each adapter's capability table instead (capabilities_view.py).
+    --capabilities, each adapter's capability table instead.
     """
     manager = _manager()
     if show_capabilities:
