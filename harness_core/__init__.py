@@ -122,6 +122,14 @@ from harness_core.sandbox import (
     SandboxView,
     require_path_sandbox,
 )
+from harness_core.tools.content import (
+    TEXT_ONLY,
+    ContentItem,
+    RenderedContent,
+    content_items,
+    item_placeholder,
+    render_content,
+)
 from harness_core.tools.definition import (
     BuiltinTool,
     HarnessTool,
@@ -221,6 +229,12 @@ __all__ = [
     "ToolKind",
     "ToolNameConflictError",
     "ToolOutput",
+    "TEXT_ONLY",
+    "ContentItem",
+    "RenderedContent",
+    "content_items",
+    "item_placeholder",
+    "render_content",
     "ToolOutputDeniedPart",
     "ToolResources",
     "ToolResultContinuation",

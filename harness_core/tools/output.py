@@ -16,6 +16,8 @@ from typing import Any, Final
 
 import attrs
 
+from harness_core.tools.content import fallback_text, items_from_blocks
+
 __all__ = ["MAX_OUTPUT_CHARS", "ToolOutput", "normalize_output", "sanitize_text", "truncate_text"]
 
 MAX_OUTPUT_CHARS: Final = 100_000
@@ -128,7 +130,10 @@ def normalize_output(result: object, *, limit: int = MAX_OUTPUT_CHARS) -> ToolOu
     Args:
         result: ``str`` or ``bytes`` (text), :class:`ToolOutput` (its ``exception`` is
             kept), a mapping with exactly
-            the keys ``content`` and optionally ``isError`` / ``is_error``, ``None``
+            the keys ``content`` and optionally ``isError`` / ``is_error`` (a list of
+            typed content blocks, see :mod:`harness_core.tools.content`, keeps the
+            blocks in ``value`` and reads as their text with a placeholder line per
+            image or other item; any other content is sent as JSON text), ``None``
             (empty text), or any other JSON-serializable value (sent as JSON text; the
             value is kept in :attr:`ToolOutput.value`).
         limit: maximum characters of content.
@@ -150,8 +155,11 @@ def normalize_output(result: object, *, limit: int = MAX_OUTPUT_CHARS) -> ToolOu
     ):
         raw = result["content"]
         is_error = bool(result.get("isError", result.get("is_error", False)))
+        items = items_from_blocks(raw)
         if isinstance(raw, str | bytes | bytearray):
             content, value = sanitize_text(raw), None
+        elif items is not None:  # typed content blocks: their text, a placeholder per other item
+            content, value = fallback_text(items), raw
         else:
             content, value = _to_json_text(raw), raw
     else:

@@ -16,7 +16,13 @@ from typing import Any
 
 from harness_core import FinishReason, Usage
 
-from ..conversation import AssistantMessage, Message, ToolResultsMessage, UserMessage
+from ..conversation import (
+    AssistantMessage,
+    Message,
+    ToolResultRecord,
+    ToolResultsMessage,
+    UserMessage,
+)
 from .base import (
     ModelError,
     ModelEvent,
@@ -50,12 +56,22 @@ def to_openai_messages(system: str, messages: Sequence[Message]) -> list[dict[st
             out.append({"role": "user", "content": message.text})
         elif isinstance(message, ToolResultsMessage):
             out.extend(
-                {"role": "tool", "tool_call_id": r.call_id, "content": r.content or "(no output)"}
+                {"role": "tool", "tool_call_id": r.call_id, "content": _result_text(r)}
                 for r in message.results
             )
         else:
             out.append(_assistant(message))
     return out
+
+
+def _result_text(record: ToolResultRecord) -> str:
+    """A result as a tool message's text: Chat Completions tool messages take text only, so
+    an image item (stored by another client) reads as a placeholder line."""
+    if not record.items:
+        return record.content or "(no output)"
+    lines = [item.text or "" if item.type == "text" else f"[image: {item.media_type}, {len(item.data or '') * 3 // 4} bytes]"
+             for item in record.items]
+    return "\n".join(lines) or "(no output)"
 
 
 def _assistant(message: AssistantMessage) -> dict[str, Any]:
@@ -84,6 +100,9 @@ class OpenAIChatClient:
     """
 
     provider = "openai"
+    tool_result_content: frozenset[str] = frozenset({"text"})
+    """Chat Completions tool messages take text only: an image item is replaced by a
+    placeholder line, with a warning (logged, and on the ``tool-result`` part)."""
 
     def __init__(self, model: str, *, api_key: str | None = None, base_url: str | None = None,
                  max_retries: int = 2, timeout: float = 600.0) -> None:
