@@ -18,9 +18,15 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
-from harness_core import HostToolSpec, ToolOutput
+from harness_core import HostToolSpec, ToolOutput, content_items, render_content
 
-__all__ = ["TOOL_USE_ID_META", "HostCallHandler", "build_host_server"]
+from ._state import ResultAnswer
+
+__all__ = ["RESULT_CONTENT", "TOOL_USE_ID_META", "HostCallHandler", "build_host_server", "mcp_blocks", "result_answer"]
+
+RESULT_CONTENT = frozenset({"text", "image"})
+"""The rich result items Claude Code passes to its model from an MCP tool result: text and
+base64 images (sent on as Anthropic ``image`` blocks); other items become placeholders."""
 
 TOOL_USE_ID_META = "claudecode/toolUseId"
 """The ``_meta`` key under which Claude Code sends a call's ``tool_use_id``."""
@@ -36,6 +42,39 @@ def _tool_use_id(*metas: object) -> str | None:
             if isinstance(value, str) and value:
                 return value
     return None
+
+
+def mcp_blocks(output: ToolOutput) -> tuple[list[dict[str, Any]] | None, str]:
+    """A host result as MCP content: ``(blocks, text)``.
+
+    For a rich result (:func:`harness_core.content_items`), ``blocks`` are MCP ``text`` and
+    ``image`` blocks (``{"type": "image", "data", "mimeType"}``), each other item a text
+    placeholder (logged as a warning); ``text`` is the same as one string. For a plain
+    result, ``(None, output.content)``.
+    """
+    if not content_items(output):
+        return None, output.content
+    rendered = render_content(output, RESULT_CONTENT, "Claude Code")
+    blocks = [{"type": "image", "data": item.data, "mimeType": item.media_type} if item.kind == "image"
+              else {"type": "text", "text": item.text or ""} for item in rendered.items]
+    return blocks, rendered.text
+
+
+def result_answer(output: ToolOutput) -> ResultAnswer:
+    """The stored answer for a host result: its text and, for a rich result, MCP blocks."""
+    blocks, text = mcp_blocks(output)
+    return ResultAnswer(content=text, is_error=output.is_error, blocks=blocks)
+
+
+def _content(output: ToolOutput) -> list[Any]:
+    import mcp.types as mcp_types
+
+    blocks = output.value if isinstance(output.value, list) else None
+    if blocks is None or not all(isinstance(b, Mapping) and b.get("type") in ("text", "image") for b in blocks):
+        return [mcp_types.TextContent(type="text", text=output.content)]
+    return [mcp_types.ImageContent(type="image", data=str(b["data"]), mimeType=str(b["mimeType"]))
+            if b["type"] == "image" else mcp_types.TextContent(type="text", text=str(b.get("text", "")))
+            for b in blocks]
 
 
 def build_host_server(name: str, tools: Sequence[HostToolSpec], handler: HostCallHandler) -> dict[str, Any]:
@@ -76,9 +115,7 @@ def build_host_server(name: str, tools: Sequence[HostToolSpec], handler: HostCal
         else:
             call_id = _tool_use_id(getattr(params, "meta", None), getattr(ctx, "meta", None))
             output = await handler(call_id, tool_name, dict(params.arguments or {}))
-        return mcp_types.CallToolResult(
-            content=[mcp_types.TextContent(type="text", text=output.content)], is_error=output.is_error
-        )
+        return mcp_types.CallToolResult(content=_content(output), is_error=output.is_error)
 
     server: Any = Server(name, version="1.0.0", on_list_tools=on_list_tools, on_call_tool=on_call_tool)
     return {"type": "sdk", "name": name, "instance": server}

@@ -26,6 +26,7 @@ from harness_core import (
 
 from ._callbacks import RuntimeCallbacks
 from ._continuation import await_transcript, prepare_continuation
+from ._mcp import RESULT_CONTENT
 from ._options import ProcessSpec, config_dir_of
 from ._process import SessionProcess
 from ._runtime import RuntimeStartError
@@ -110,6 +111,12 @@ class ClaudeCodeSession:
     def mcp_declaration(self, native_name: str) -> BuiltinTool | None:
         """The declaration of an external MCP tool for its approval request, else None."""
         return self._process.mcp.declaration(native_name)
+
+    @property
+    def tool_result_content(self) -> frozenset[str]:
+        """Rich host tool result items Claude Code passes on (MCP text and image content);
+        the agent warns on ``tool-result`` parts about the others."""
+        return RESULT_CONTENT
 
     @property
     def runtime_tools(self) -> Mapping[str, BuiltinTool]:

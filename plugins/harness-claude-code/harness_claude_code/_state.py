@@ -62,10 +62,16 @@ class ApprovalAnswer(_Model):
 
 
 class ResultAnswer(_Model):
-    """The host's result for a host tool call."""
+    """The host's result for a host tool call.
+
+    ``content`` is its text (a rich result's text with a placeholder per item Claude Code
+    cannot take); ``blocks`` the MCP content blocks sent for a rich result (``text`` and
+    ``image`` items, see :func:`~harness_claude_code._mcp.mcp_blocks`), else ``None``.
+    """
 
     content: str
     is_error: bool = False
+    blocks: list[dict[str, Any]] | None = None
 
 
 class PendingCall(_Model):

@@ -36,6 +36,7 @@ from harness_core import (
 from ._calls import CallLedger
 from ._events import ClaudeCodeEvent, TurnView
 from ._identity import identify_tool
+from ._mcp import result_answer
 from ._parking import Parking
 from ._settings import HOST_SERVER
 from ._state import DEFAULT_DENIAL, ApprovalAnswer, PendingCall, ResultAnswer
@@ -195,7 +196,7 @@ class ClaudeCodeTurn:
         self._calls.hosted(call_id, tool_name)
         stored = self._calls.take_replay(call_id, native_name, arguments)
         if isinstance(stored, ResultAnswer):
-            return ToolOutput(stored.content, stored.is_error)
+            return ToolOutput(stored.content, stored.is_error, value=stored.blocks)
         original = self.view.original_id(call_id)
         identity = identify_tool(native_name, self.view.host_prefix)
         call = ToolCall(
@@ -209,7 +210,7 @@ class ClaudeCodeTurn:
             answer = await waiter.wait()
         finally:
             self._results.discard(original)
-        return ToolOutput(answer.content, answer.is_error)
+        return ToolOutput(answer.content, answer.is_error, value=answer.blocks)
 
     # -- the AdapterTurn protocol -----------------------------------------------------------
 
@@ -239,7 +240,7 @@ class ClaudeCodeTurn:
         if waiter is None:
             raise KeyError(f"no host tool call {tool_call_id!r} waits for a result in this Claude Code turn "
                            f"(waiting: {self._results.keys() or 'none'})")
-        answer = ResultAnswer(content=output.content, is_error=output.is_error)
+        answer = result_answer(output)
         self._calls.answered(waiter.tool_use_id, answer)
         waiter.settle(answer)
 
