@@ -60,7 +60,7 @@ def _parse(body: Mapping[str, Any]) -> Conversation:
             images = content_images(raw.get("content"))
             messages.append(Message("tool", tool_results=(ToolResultView(call_id, text, images=images),)))
         else:
-            messages.append(Message("user", text))
+            messages.append(Message("user", text, images=content_images(raw.get("content"))))
     raw_tools = body.get("tools") or []
     tools: list[OfferedTool] = []
     for tool in raw_tools:

@@ -76,6 +76,9 @@ class Message:
     text: str = ""
     tool_calls: tuple[ToolCallView, ...] = ()
     tool_results: tuple[ToolResultView, ...] = ()
+    images: tuple[ImageView, ...] = ()
+    """Base64 images of a user message (Chat Completions clients such as pi put a tool
+    result's images in the user message that follows it)."""
 
 
 @dataclass(frozen=True)

@@ -104,3 +104,4 @@ def test_the_scripted_servers_record_tool_result_images(scripted_model_server: S
     assert first.tool_results[0].text == "the screen"
     assert second.tool_results[0].images == (ImageView("image/png", PNG),)
     assert third.tool_results[0].images == () and third.tool_results[0].text == "the screen"
+    assert third.messages[-1].role == "user" and third.messages[-1].images == (ImageView("image/png", PNG),)

@@ -12,6 +12,8 @@ Wire (one JSON line each way per connection)::
     <- {"tools": [{"name", "description", "inputSchema", "readOnly"}]}
     -> {"token": "...", "op": "call", "name": "add", "arguments": {...}}
     <- {"content": "5", "isError": false}
+    <- {"content": "text\n[audio: ...]", "isError": false, "items": [{"type": "text", "text"},
+        {"type": "image", "data", "mimeType"}]}          (a rich result: MCP content blocks)
 
 A request whose token does not match gets ``{"error": "unauthorized"}`` and nothing
 else; the comparison is constant-time. The token is never written to logs, parts or
@@ -29,7 +31,7 @@ import sys
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final
 
-from harness_core import HostToolSpec, ToolOutput
+from harness_core import TEXT_ONLY, HostToolSpec, ToolOutput, content_items, render_content
 
 __all__ = ["RELAY_ADDRESS_ENV", "RELAY_TOKEN_ENV", "HostCallHandler", "RelayChannel"]
 
@@ -47,11 +49,15 @@ class RelayChannel:
     Args:
         tools: returns the host tools active right now (read at every ``list``).
         handler: awaited for each call of a listed tool.
+        result_content: the rich result items relayed as MCP content (``text``,
+            ``image``); the others become placeholder text with a logged warning.
     """
 
-    def __init__(self, tools: Callable[[], Sequence[HostToolSpec]], handler: HostCallHandler) -> None:
+    def __init__(self, tools: Callable[[], Sequence[HostToolSpec]], handler: HostCallHandler,
+                 result_content: frozenset[str] = TEXT_ONLY) -> None:
         self._tools = tools
         self._handler = handler
+        self._result_content = result_content
         self.token = secrets.token_urlsafe(32)
         self._server: asyncio.Server | None = None
         self.address = ""
@@ -109,5 +115,16 @@ class RelayChannel:
             if not isinstance(name, str) or name not in known:
                 return {"content": f"unknown or inactive host tool {name!r}", "isError": True}
             output = await self._handler(name, dict(arguments) if isinstance(arguments, dict) else {})
-            return {"content": output.content, "isError": output.is_error}
+            return relay_reply(output, self._result_content)
         return {"error": f"unknown op {op!r}"}
+
+
+def relay_reply(output: ToolOutput, accepts: frozenset[str]) -> dict[str, Any]:
+    """The relay's answer to a call: ``content`` (text) and ``isError``, plus ``items``
+    (MCP ``text`` / ``image`` blocks) for a rich result."""
+    if not content_items(output):
+        return {"content": output.content, "isError": output.is_error}
+    rendered = render_content(output, accepts, "the ACP agent")
+    items = [{"type": "image", "data": item.data, "mimeType": item.media_type} if item.kind == "image"
+             else {"type": "text", "text": item.text or ""} for item in rendered.items]
+    return {"content": rendered.text, "isError": output.is_error, "items": items}
