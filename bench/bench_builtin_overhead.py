@@ -1,45 +1,61 @@
-"""Benchmark: the framework's own overhead per tool call on the built-in harness.
+"""Benchmark: harness-core's cost per host tool call against pydantic-ai's (issue 17).
 
-One scripted conversation runs through three stacks, in one process and one run:
+One scripted conversation runs through two stacks, in one process, in paired runs:
 
-* ``HarnessAgent`` on the built-in harness (the public API: agent, slice driver, parts,
-  approvals pipeline, the built-in model loop), model = the in-process
-  :class:`harness_builtin.ScriptedModelClient` (no HTTP);
-* the built-in adapter alone, driven through the adapter protocol (no agent);
-* pydantic-ai's ``Agent.run`` with ``pydantic_ai.models.function.FunctionModel`` playing
-  the same script.
+* ``HarnessAgent`` on the built-in harness, the host tool passed as ``tools=`` (so every call
+  goes through the agent's host-tool pipeline: argument validation, approval, the execution
+  hooks, the ``tool-call``/``tool-result`` parts), model = the in-process
+  :class:`harness_builtin.ScriptedModelClient` (no HTTP, ``record_requests=False``: the test
+  double keeps no log of requests), on a plugin manager with the core's
+  default plugins and the built-in harness only (no other installed plugin's hooks);
+* pydantic-ai's ``Agent.run`` with an **async** ``FunctionModel`` that plays the same script
+  and reports usage on every response (so pydantic-ai neither hops to a thread per step nor
+  estimates tokens by rescanning the history), the tool registered with ``tool_plain``.
 
-The conversation: ``STEPS`` model responses with ``CALLS`` tool calls each to a trivial
-read-only tool (``echo``: returns its input; the same function in every stack), then a
-final text answer. Every figure is wall time divided by the number of tool calls, so it
-includes one model round per ``CALLS`` calls: the harness's overhead, not the tool's. The
-workspace snapshots for ``fileChange`` parts only run around ``bash``, so they are not
-part of these figures.
+The conversation: ``STEPS`` model responses with ``CALLS`` calls each to a trivial read-only
+tool (``echo``: returns its input; the same function in both stacks), then a final text
+answer. Shapes (steps x calls): 40x1, 100x10, 1000x1. Timed with ``time.process_time`` (CPU of
+this process; both stacks are single-process and CPU-bound, so this is their wall time minus
+the machine's load). A pair = one harness run then one pydantic-ai run of the same shape; the
+figure per stack is the median over the pairs of CPU µs per tool call, and the ratio is the
+median of the per-pair ratios ``harness / pydantic-ai``. Goal: ≤ 0.33 at 40x1 and at 100x10;
+1000x1 is reported without a goal (pydantic-ai's own cost grows with the history there).
 
-Run: ``uv run python bench/bench_builtin_overhead.py`` (``--steps``, ``--calls``,
-``--repeat``). It prints µs per tool call for each stack and the ratio to pydantic-ai.
+    uv run python -m bench.bench_builtin_overhead [--shape 40x1 --shape 100x10] [--repeat 7]
 """
 
 from __future__ import annotations
 
 import argparse
-import statistics
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
 import anyio
+import harness_builtin.plugin
 from harness_builtin import ScriptedModelClient, create_builtin_adapter
 
-from harness_core import LocalSandbox, PromptRequest, StartRequest, TurnEnd, define_harness_tool
-from harness_core.agent.harness_agent import HarnessAgent
+from bench._rows import Row, format_table, median
+from harness_core import (
+    HarnessAgent,
+    HarnessPluginManager,
+    LocalSandbox,
+    create_plugin_manager,
+    define_harness_tool,
+)
 from harness_core.testing import ModelTurn, Script, ToolCallSpec
+
+__all__ = ["GOALS", "SHAPES", "measure", "run"]
+
+SHAPES: tuple[tuple[int, int], ...] = ((40, 1), (100, 10), (1000, 1))
+"""(model steps with tool calls, calls per step)."""
+
+GOALS: dict[tuple[int, int], float | None] = {(40, 1): 0.33, (100, 10): 0.33, (1000, 1): None}
+"""Shape -> goal for ``harness / pydantic-ai`` CPU per call (``None``: reported only)."""
 
 
 def echo_value(text: str) -> str:
-    """The tool's work, shared by every stack."""
+    """The tool's work, shared by both stacks."""
     return text
 
 
@@ -52,57 +68,57 @@ ECHO = define_harness_tool(
 )
 
 
-def harness_script(steps: int, calls: int) -> Script:
+def core_plugins() -> HarnessPluginManager:
+    """The core's default plugins and the built-in harness's, nothing else installed (so an
+    approval policy someone installed, e.g. harness-rules, is not part of the figure)."""
+    manager = create_plugin_manager(load_entry_points=False, env={}, register_core=True)
+    manager.register(harness_builtin.plugin)
+    return manager
+
+
+def _script(steps: int, calls: int) -> Script:
     turns = [ModelTurn(tool_calls=[ToolCallSpec("echo", {"text": f"s{s}c{c}"}) for c in range(calls)])
              for s in range(steps)]
     return Script.of(*turns, "done")
 
 
-async def run_agent(steps: int, calls: int, workspace: Path) -> float:
+async def run_harness(steps: int, calls: int, workspace: Path) -> float:
+    """CPU seconds of one ``HarnessAgent.generate`` over the script (host tool via ``tools=``)."""
     agent = HarnessAgent(
-        harness=create_builtin_adapter(model=ScriptedModelClient(harness_script(steps, calls)),
-                                       extra_tools={"echo": ECHO}, max_steps=steps + 5,
-                                       max_tool_calls=steps * calls + 5),
+        harness=create_builtin_adapter(model=ScriptedModelClient(_script(steps, calls), record_requests=False),
+                                       max_steps=steps + 5, max_tool_calls=steps * calls + 5),
+        tools=[ECHO],
         include_plugin_tools=False,
+        plugin_manager=core_plugins(),
     )
     session = await agent.create_session(sandbox=LocalSandbox(workspace))
-    started = time.perf_counter()
+    started = time.process_time()
     result = await agent.generate(session=session, prompt="go")
-    elapsed = time.perf_counter() - started
-    assert result.finish_reason == "stop", result.finish_reason
-    assert len(result.all_tool_results) == steps * calls, len(result.all_tool_results)
+    elapsed = time.process_time() - started
     await session.destroy()
-    return elapsed
-
-
-async def run_adapter(steps: int, calls: int, workspace: Path) -> float:
-    adapter = create_builtin_adapter(model=ScriptedModelClient(harness_script(steps, calls)),
-                                     extra_tools={"echo": ECHO}, max_steps=steps + 5,
-                                     max_tool_calls=steps * calls + 5)
-    session = await adapter.start(StartRequest(session_id="bench", sandbox=LocalSandbox(workspace)))
-    started = time.perf_counter()
-    turn = await session.prompt(PromptRequest(prompt="go"))
-    end: Any = None
-    async for event in turn.events():
-        end = event
-    elapsed = time.perf_counter() - started
-    assert isinstance(end, TurnEnd) and end.finish_reason == "stop", end
-    await session.destroy()
+    if result.finish_reason != "stop" or len(result.all_tool_results) != steps * calls:
+        raise RuntimeError(f"harness run incomplete: {result.finish_reason}, {len(result.all_tool_results)} results")
     return elapsed
 
 
 async def run_pydantic_ai(steps: int, calls: int, workspace: Path) -> float:
+    """CPU seconds of one pydantic-ai ``Agent.run`` with an async, usage-reporting model."""
     from pydantic_ai import Agent
     from pydantic_ai.messages import ModelMessage, ModelResponse, TextPart, ToolCallPart
     from pydantic_ai.models.function import AgentInfo, FunctionModel
+    from pydantic_ai.usage import RequestUsage, UsageLimits
 
-    def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
-        # The same position rule as the scripted servers: one step per model response so far.
-        step = sum(1 for m in messages if isinstance(m, ModelResponse))
+    position = 0
+
+    async def model(messages: list[ModelMessage], info: AgentInfo) -> ModelResponse:
+        # A running position (like ScriptedModelClient), not a rescan of ``messages``.
+        nonlocal position
+        step, position = position, position + 1
+        usage = RequestUsage(input_tokens=10, output_tokens=5)
         if step < steps:
             return ModelResponse(parts=[ToolCallPart("echo", {"text": f"s{step}c{c}"}, tool_call_id=f"c{step}_{c}")
-                                        for c in range(calls)])
-        return ModelResponse(parts=[TextPart("done")])
+                                        for c in range(calls)], usage=usage)
+        return ModelResponse(parts=[TextPart("done")], usage=usage)
 
     agent: Agent[None, str] = Agent(FunctionModel(model))
 
@@ -111,42 +127,60 @@ async def run_pydantic_ai(steps: int, calls: int, workspace: Path) -> float:
         """Return the text."""
         return echo_value(text)
 
-    started = time.perf_counter()
-    result = await agent.run("go")
-    elapsed = time.perf_counter() - started
-    assert result.output == "done", result.output
+    started = time.process_time()
+    result = await agent.run("go", usage_limits=UsageLimits(request_limit=steps + 5))
+    elapsed = time.process_time() - started
+    if result.output != "done":
+        raise RuntimeError(f"pydantic-ai run incomplete: {result.output!r}")
     return elapsed
 
 
-Runner = Callable[[int, int, Path], Awaitable[float]]
-
-
-async def measure(runner: Runner, steps: int, calls: int, repeat: int, workspace: Path) -> tuple[float, float]:
-    """(best, median) µs per tool call over ``repeat`` runs, after one warm-up run."""
-    await runner(steps, calls, workspace)
-    samples = [await runner(steps, calls, workspace) for _ in range(repeat)]
-    per_call = [sample / (steps * calls) * 1e6 for sample in samples]
-    return min(per_call), statistics.median(per_call)
-
-
-async def main(steps: int, calls_options: list[int], repeat: int) -> None:
+async def measure(steps: int, calls: int, repeat: int) -> tuple[float, float, float]:
+    """(harness median µs/call, pydantic-ai median µs/call, median per-pair ratio) after a warm-up pair."""
+    total = steps * calls
     with tempfile.TemporaryDirectory(prefix="harness-bench-") as tmp:
         workspace = Path(tmp)
-        print(f"built-in harness overhead per tool call: {steps} model steps, best / median of {repeat} runs")
-        print(f"{'calls/step':>10} {'HarnessAgent+builtin':>22} {'builtin adapter':>17} {'pydantic-ai':>13} "
-              f"{'agent/pyd-ai':>13} {'adapter/pyd-ai':>15}")
-        for calls in calls_options:
-            agent_best, agent_median = await measure(run_agent, steps, calls, repeat, workspace)
-            adapter_best, adapter_median = await measure(run_adapter, steps, calls, repeat, workspace)
-            pyd_best, pyd_median = await measure(run_pydantic_ai, steps, calls, repeat, workspace)
-            print(f"{calls:>10} {agent_best:>10.0f} / {agent_median:>6.0f} µs {adapter_best:>7.0f} / {adapter_median:>5.0f} µs "
-                  f"{pyd_best:>5.0f} / {pyd_median:>4.0f} µs {agent_best / pyd_best:>12.2f}x {adapter_best / pyd_best:>14.2f}x")
+        await run_harness(min(steps, 10), calls, workspace)
+        await run_pydantic_ai(min(steps, 10), calls, workspace)
+        harness: list[float] = []
+        pyd: list[float] = []
+        for _ in range(repeat):
+            harness.append(await run_harness(steps, calls, workspace) / total * 1e6)
+            pyd.append(await run_pydantic_ai(steps, calls, workspace) / total * 1e6)
+    ratios = [h / p for h, p in zip(harness, pyd, strict=True)]
+    return median(harness), median(pyd), median(ratios)
+
+
+def run(quick: bool = False, shapes: list[tuple[int, int]] | None = None, repeat: int | None = None) -> list[Row]:
+    """Rows per shape: harness µs/call, pydantic-ai µs/call, ratio (goal ≤ 0.33 at 40x1, 100x10).
+
+    ``quick`` skips shapes over 1,000 calls; every shape runs ``repeat`` pairs (5).
+    """
+    repeat = repeat or 5
+    rows: list[Row] = []
+    for steps, calls in shapes or list(SHAPES):
+        if quick and steps * calls > 1000:
+            continue
+        harness_us, pyd_us, ratio = anyio.run(measure, steps, calls, repeat)
+        shape = f"{steps}x{calls}"
+        rows.append(Row(f"overhead {shape}: harness µs/call", None, harness_us, "us", "cpu"))
+        rows.append(Row(f"overhead {shape}: pydantic-ai µs/call", None, pyd_us, "us", "cpu"))
+        rows.append(Row(f"overhead {shape}: harness / pydantic-ai", GOALS.get((steps, calls)), ratio, "x", "cpu"))
+    return rows
+
+
+def _shape(text: str) -> tuple[int, int]:
+    steps, _, calls = text.partition("x")
+    return int(steps), int(calls)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--shape", type=_shape, action="append", help="STEPSxCALLS (repeatable; default 40x1 100x10 1000x1)")
+    parser.add_argument("--repeat", type=int, default=7, help="pairs per shape (7)")
+    args = parser.parse_args()
+    print(format_table(run(shapes=args.shape, repeat=args.repeat)))
 
 
 if __name__ == "__main__":
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--steps", type=int, default=40, help="model responses with tool calls (40)")
-    parser.add_argument("--calls", type=int, nargs="+", default=[1, 4], help="tool calls per response (1 4)")
-    parser.add_argument("--repeat", type=int, default=5, help="measured runs per figure (5)")
-    args = parser.parse_args()
-    anyio.run(main, args.steps, args.calls, args.repeat)
+    main()

@@ -142,6 +142,9 @@ class StartRequest:
             :class:`BuiltinApprovalRequest`; False lets the runtime run built-ins freely.
         sandbox: the session sandbox, or ``None``.
         host_tools: host tools the runtime may call (inactive ones already removed).
+        withheld_host_tools: the agent's host tools this session withholds (inactive): a
+            call to one the runtime makes anyway goes to the core as a :class:`HostToolCall`,
+            which the core answers with ``execution-denied``.
         instructions: text appended to the runtime's system prompt, or ``None``.
         resume_from: state from :meth:`AdapterSession.stop` of an earlier session.
         continue_from: state from :meth:`AdapterSession.suspend_turn` of an unfinished turn.
@@ -153,6 +156,7 @@ class StartRequest:
     builtin_approvals: bool = False
     sandbox: Sandbox | None = None
     host_tools: Sequence[HostToolSpec] = ()
+    withheld_host_tools: frozenset[str] = frozenset()
     instructions: str | None = None
     resume_from: JsonState | None = None
     continue_from: JsonState | None = None
@@ -166,11 +170,19 @@ class PromptRequest:
         prompt: the user's message text.
         host_tools: host tools offered for this turn (inactive ones removed).
         instructions: text appended to the system prompt, or ``None``.
+        output_schema: with structured output (``HarnessAgent(output=...)``), the JSON
+            Schema (an object schema) the final answer must match; the adapter then makes
+            the turn's **last step carry the answer as its text, the JSON document only**
+            (the core validates it). Only sent to adapters declaring ``structured-output``.
+        mode: ``"default"``, or ``"plan"``: the runtime plans without editing (only sent to
+            adapters declaring ``plan-mode``; see :mod:`harness_core.capabilities`).
     """
 
     prompt: str
     host_tools: Sequence[HostToolSpec] = ()
     instructions: str | None = None
+    output_schema: JsonSchema | None = None
+    mode: Literal["default", "plan"] = "default"
 
 
 @attrs.frozen

@@ -39,14 +39,17 @@ after every call admitted before it and before every call admitted after it.
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import math
+import weakref
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterator
 from types import TracebackType
 from typing import Any, Final, TypeVar
 
 import anyio
+import anyio.lowlevel
 import anyio.to_thread
 from anyio.lowlevel import RunVar
 
@@ -123,7 +126,25 @@ async def _in_thread(function: Callable[..., T], *args: Any) -> T:
 
 
 def _is_async(function: Callable[..., Any]) -> bool:
-    """True for coroutine and async-generator functions (callable objects included)."""
+    """True for coroutine and async-generator functions (callable objects included).
+
+    Remembered per function object (a tool's ``execute`` is asked on every call); objects
+    that cannot be weakly referenced or hashed are inspected each time.
+    """
+    try:
+        return _ASYNC_KINDS[function]
+    except (KeyError, TypeError):
+        pass
+    answer = _inspect_async(function)
+    with contextlib.suppress(TypeError):
+        _ASYNC_KINDS[function] = answer
+    return answer
+
+
+_ASYNC_KINDS: weakref.WeakKeyDictionary[Callable[..., Any], bool] = weakref.WeakKeyDictionary()
+
+
+def _inspect_async(function: Callable[..., Any]) -> bool:
     candidates = (function, getattr(function, "__call__", None))  # noqa: B004 - an async __call__
     return any(
         candidate is not None and (inspect.iscoroutinefunction(candidate) or inspect.isasyncgenfunction(candidate))
@@ -281,6 +302,13 @@ class _Slot:
         scheduler.enqueue(self)
 
     async def __aenter__(self) -> None:
+        if self.granted.is_set():  # admitted at once: no wait (and no loop round trip)
+            try:
+                await anyio.lowlevel.checkpoint_if_cancelled()
+            except BaseException:
+                self.scheduler.release(self)
+                raise
+            return
         try:
             await self.granted.wait()
         except BaseException:

@@ -9,7 +9,7 @@ and :attr:`GenerateResult.parts` every part.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -30,6 +30,9 @@ from harness_core.parts.models import (
     ToolResultPart,
     Usage,
 )
+
+if TYPE_CHECKING:
+    from harness_core.agent.output import StructuredOutput
 
 __all__ = ["GenerateResult", "StepResult", "collect_parts"]
 
@@ -87,6 +90,7 @@ class GenerateResult:
         parts: every part, in order.
         tools_context: the tools context map the slice ran with (after ``prepare_call``);
             host-only, never sent to the runtime or written into suspended state.
+        structured: the structured output check, when ``output=`` was set (see :attr:`output`).
     """
 
     text: str
@@ -102,6 +106,14 @@ class GenerateResult:
     error: str | None
     parts: tuple[Part, ...]
     tools_context: Mapping[str, Any] = attrs.field(factory=dict)
+    structured: StructuredOutput | None = None
+
+    @property
+    def output(self) -> Any:
+        """The validated structured output (a model instance or a ``dict``), or ``None``
+        without ``output=``. Raises :class:`~harness_core.agent.output.OutputValidationError`
+        when the final answer is missing, not JSON or not matching the schema."""
+        return None if self.structured is None else self.structured.get()
 
     @property
     def total_usage(self) -> Usage:

@@ -36,6 +36,7 @@ from harness_core.agent.tool_context import (
     context_is_optional,
     validate_context,
 )
+from harness_core.agent.tool_names import check_prefixed_names
 from harness_core.approval import (
     ApprovalStatus,
     PermissionMode,
@@ -111,6 +112,7 @@ class AgentConfig:
         self._builtins: dict[str, BuiltinTool] = {tool.name: tool for tool in hooks.builtins(self._harness_id)}
         self._host_tools = merge_tools(self._manager, self._builtins, self._harness_id, tool_list(tools),
                                       include_plugin_tools)
+        check_prefixed_names(self._adapter, self._harness_id, self._host_tools)
         try:
             self._permission_mode = PermissionMode.parse(permission_mode)
         except ValueError as exc:

@@ -78,13 +78,13 @@ def make_manager(plugins: Sequence[object], manager: HarnessPluginManager | None
         raise HarnessConfigurationError(
             f"plugin_manager must be a HarnessPluginManager (see create_plugin_manager), got {type(manager).__name__}"
         )
-    for plugin in plugins:
+    for index, plugin in enumerate(plugins):
         record = manager.register(plugin)
         if record.status == "failed":
-            raise HarnessConfigurationError(f"plugins: {plugin!r} could not be registered: {record.error}")
+            raise HarnessConfigurationError(f"plugins[{index}] ({record.name}) could not be registered: {record.error}")
         if record.status == "disabled":
             raise HarnessConfigurationError(
-                f"plugins: {plugin!r} is named {record.name!r}, which HARNESS_DISABLE_PLUGINS blocks"
+                f"plugins[{index}] is named {record.name!r}, which HARNESS_DISABLE_PLUGINS blocks"
             )
     manager.raise_for_failed_guards()  # a failed policy plugin: fail closed
     return manager

@@ -74,12 +74,14 @@ class StreamEmitter:
         builtins: the runtime's built-ins by harness-facing name.
         on_violation: called with each contract violation's message (the session records it).
         display_root: the workspace root stripped from display paths, or ``None`` (absolute).
+        on_part: called with every part as it leaves (the turn's stop conditions watch them).
     """
 
     def __init__(self, send: MemoryObjectSendStream[Part], *, harness_id: str,
                  builtins: Mapping[str, BuiltinTool], on_violation: Callable[[str], None],
-                 display_root: str | None = None) -> None:
+                 display_root: str | None = None, on_part: Callable[[Part], None] | None = None) -> None:
         self._send = send
+        self._on_part = on_part
         self._display_root = display_root
         self._harness_id = harness_id
         self._by_name = dict(builtins)
@@ -156,8 +158,11 @@ class StreamEmitter:
 
     def _put(self, part: Part) -> None:
         # When nobody reads any more (the consumer went away), keep the session consistent.
+        shown = display_part(part, self._display_root)
+        if self._on_part is not None:
+            self._on_part(shown)
         with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
-            self._send.send_nowait(display_part(part, self._display_root))
+            self._send.send_nowait(shown)
 
     def normalize(self, part: Part) -> Part:
         """Harness-facing names and ``nativeToolName`` for built-in tool parts from projections."""

@@ -29,9 +29,12 @@ from harness_core.agent.answers import (
     parse_tool_results,
 )
 from harness_core.agent.config import AgentConfig
+from harness_core.agent.config_view import AgentConfigView
 from harness_core.agent.continuation_store import ContinuationStore
 from harness_core.agent.display import DisplayPaths
+from harness_core.agent.features import AgentFeatures, AgentMode, generate_with_repairs
 from harness_core.agent.one_shot import ApproveCallback, run_prompt
+from harness_core.agent.output import OutputSetting
 from harness_core.agent.prepare import PrepareCall, PrepareCallOptions
 from harness_core.agent.results import GenerateResult, StreamResult
 from harness_core.agent.session import HarnessSession
@@ -39,14 +42,15 @@ from harness_core.agent.session_opening import open_session, own_session
 from harness_core.agent.slice_start import check_answers, start_slice
 from harness_core.agent.tool_context import OnToolExecutionEnd, ToolExecutionEnd
 from harness_core.approval import PermissionMode, ToolApprovalSetting
+from harness_core.capabilities import HarnessCapabilities, capabilities_of
 from harness_core.hook_contexts import OnError
 from harness_core.plugins.manager import HarnessPluginManager
 from harness_core.sandbox import Sandbox
-from harness_core.tools.definition import BuiltinTool, HarnessTool
+from harness_core.tools.definition import HarnessTool
 
 __all__ = ["ApproveCallback", "HarnessAgent", "PrepareCallOptions", "ToolExecutionEnd"]
 
-class HarnessAgent:
+class HarnessAgent(AgentConfigView):
     """A configured harness: runtime adapter, tools, filtering, approvals, context.
 
     Keyword Args:
@@ -88,12 +92,18 @@ class HarnessAgent:
         state_secret: HMAC key (16+ bytes) signing and verifying state (:mod:`~harness_core.agent.state_signing`).
         continuation_store: each suspended state continues once, in any process
             (:mod:`harness_core.agent.continuation_store`: ``SqliteContinuationStore``).
+        output / stop_when / mode: structured output (a pydantic model class, a JSON Schema
+            or an :class:`~harness_core.agent.output.Output`), stop conditions
+            (:mod:`~harness_core.agent.stop`) and ``"default"`` / ``"plan"``; defaults that
+            each call may override (docs/agent.md). Checked against :attr:`capabilities`.
 
     Raises:
         HarnessConfigurationError: an inconsistent configuration; the message names the
             option and the value (:class:`~harness_core.agent.config.AgentConfig` lists
             every check).
         ToolNameConflictError: two tools with the same name (both sources named).
+        HarnessCapabilityUnsupportedError: ``output`` / ``stop_when`` / ``mode="plan"`` on an
+            adapter that cannot honour it (the reason is in the message).
     """
 
     def __init__(
@@ -115,6 +125,7 @@ class HarnessAgent:
         display_paths: DisplayPaths = "relative",
         plugins: Sequence[object] = (), plugin_manager: HarnessPluginManager | None = None,
         state_secret: str | bytes | None = None, continuation_store: ContinuationStore | None = None,
+        output: OutputSetting | None = None, stop_when: object = None, mode: AgentMode | str = "default",
     ) -> None:
         self.config = AgentConfig(
             harness=harness, harness_options=harness_options, tools=tools, include_plugin_tools=include_plugin_tools,
@@ -124,66 +135,14 @@ class HarnessAgent:
             tool_timeout=tool_timeout, display_paths=display_paths, plugins=plugins, plugin_manager=plugin_manager,
             state_secret=state_secret, continuation_store=continuation_store)
         """The checked, read-only configuration (:class:`~harness_core.agent.config.AgentConfig`)."""
+        self.features = AgentFeatures(capabilities_of(self.config.adapter), output=output, stop_when=stop_when,
+                                      mode=mode)
+        """Output, stop-condition and mode defaults (:class:`~harness_core.agent.features.AgentFeatures`)."""
 
     @property
-    def harness_id(self) -> str:
-        """The adapter's harness id."""
-        return self.config.harness_id
-
-    @property
-    def adapter(self) -> Adapter:
-        """The adapter instance."""
-        return self.config.adapter
-
-    @property
-    def plugin_manager(self) -> HarnessPluginManager:
-        """The plugin manager whose hooks this agent calls."""
-        return self.config.plugin_manager
-
-    @property
-    def tools(self) -> Mapping[str, HarnessTool | BuiltinTool]:
-        """The merged tool set, read-only: built-ins by common (else native) name, host tools by name."""
-        return self.config.tools
-
-    @property
-    def builtins(self) -> Mapping[str, BuiltinTool]:
-        """The runtime's built-in tools by harness-facing name (read-only)."""
-        return self.config.builtins
-
-    @property
-    def host_tools(self) -> Mapping[str, HarnessTool]:
-        """Host tools by name, tool-pack tools included (read-only)."""
-        return self.config.host_tools
-
-    @property
-    def permission_mode(self) -> PermissionMode:
-        """The permission mode for built-ins."""
-        return self.config.permission_mode
-
-    @property
-    def instructions(self) -> str | None:
-        """Text appended to the runtime's system prompt."""
-        return self.config.instructions
-
-    @property
-    def tools_context(self) -> Mapping[str, Any] | None:
-        """The agent-level tools context map, or ``None``."""
-        return self.config.tools_context
-
-    @property
-    def active_tools(self) -> frozenset[str] | None:
-        """The ``active_tools`` allowlist, or ``None``."""
-        return self.config.active_tools
-
-    @property
-    def inactive_tools(self) -> frozenset[str] | None:
-        """The ``inactive_tools`` denylist, or ``None``."""
-        return self.config.inactive_tools
-
-    @property
-    def tool_approval(self) -> Mapping[str, ToolApprovalSetting]:
-        """The ``tool_approval`` settings (read-only)."""
-        return self.config.tool_approval
+    def capabilities(self) -> HarnessCapabilities:
+        """What the adapter supports, with how or why not (:mod:`harness_core.capabilities`)."""
+        return self.features.capabilities
 
     def __repr__(self) -> str:
         return repr(self.config).replace("AgentConfig", "HarnessAgent", 1)
@@ -230,6 +189,7 @@ class HarnessAgent:
         messages: Sequence[Mapping[str, Any]] | None = None,
         options: Mapping[str, Any] | None = None,
         abort_signal: anyio.Event | None = None,
+        output: OutputSetting | None = None, stop_when: object = None, mode: AgentMode | None = None,
     ) -> StreamResult:
         """Start a turn with ``prompt`` (or continue one from ``messages``) and stream it.
 
@@ -242,6 +202,7 @@ class HarnessAgent:
                 :func:`~harness_core.agent.answers.parse_messages`).
             options: call options handed to ``prepare_call``.
             abort_signal: an :class:`anyio.Event`; setting it aborts the turn.
+            output / stop_when / mode: this turn's, instead of the agent's (see the class).
 
         Returns:
             A :class:`~harness_core.agent.results.StreamResult`; the turn starts when it is consumed.
@@ -255,19 +216,20 @@ class HarnessAgent:
         session = own_session(self, session)
         if (prompt is None) == (messages is None):
             raise ValueError("pass exactly one of prompt= or messages=")
+        features = self.features.for_call(output=output, stop_when=stop_when, mode=mode)
         if messages is not None:
             parsed = parse_messages(messages)
             if parsed.is_continuation:
                 return self.continue_stream(
                     session=session, tool_result_continuations=parsed.tool_results,
                     approval_responses=parsed.approval_responses, options=options, abort_signal=abort_signal,
-                )
+                    stop_when=stop_when)
             prompt = parsed.prompt
         if not isinstance(prompt, str):
             raise TypeError(f"prompt must be a string, got {type(prompt).__name__}")
         session.check_can_prompt()
         return start_slice(self.config, session, "prompt", prompt=prompt, options=options,
-                           abort_signal=abort_signal)
+                           abort_signal=abort_signal, features=features)
 
     async def generate(
         self,
@@ -277,11 +239,19 @@ class HarnessAgent:
         messages: Sequence[Mapping[str, Any]] | None = None,
         options: Mapping[str, Any] | None = None,
         abort_signal: anyio.Event | None = None,
+        output: OutputSetting | None = None, stop_when: object = None, mode: AgentMode | None = None,
     ) -> GenerateResult:
-        """Like :meth:`stream`, collected: returns the :class:`~harness_core.agent.results.GenerateResult`."""
-        result = self.stream(session=session, prompt=prompt, messages=messages, options=options,
-                             abort_signal=abort_signal)
-        return await result.consume()
+        """Like :meth:`stream`, collected: returns the :class:`~harness_core.agent.results.GenerateResult`.
+
+        An invalid structured output gets up to ``Output.repair_turns`` repair turns in the session.
+        """
+        def again(text: str | None) -> StreamResult:
+            return self.stream(session=session, prompt=text, messages=messages if text is None else None,
+                               options=options, abort_signal=abort_signal, output=output, stop_when=stop_when,
+                               mode=mode)
+
+        first = await again(prompt).consume()
+        return await generate_with_repairs(first, lambda text: again(text).consume())
 
     def continue_stream(
         self,
@@ -291,8 +261,10 @@ class HarnessAgent:
         approval_responses: Iterable[ApprovalResponse | Mapping[str, Any]] = (),
         options: Mapping[str, Any] | None = None,
         abort_signal: anyio.Event | None = None,
+        stop_when: object = None,
     ) -> StreamResult:
-        """Continue the paused turn with client-side tool results and/or approval responses.
+        """Continue the paused turn with client-side tool results and/or approval responses,
+        or (with neither) a turn a ``stop_when`` condition stopped (state ``stopped``).
 
         Decisions and results are keyed by id: answering some of the pending requests leaves
         the others pending (the new slice ends paused again once the answered calls have
@@ -306,6 +278,7 @@ class HarnessAgent:
             approval_responses: ``{"approval_id", "approved", "reason"}`` entries (or
                 :class:`~harness_core.agent.answers.ApprovalResponse`).
             options / abort_signal: as for :meth:`stream`.
+            stop_when: replaces the turn's stop conditions from now on.
 
         Raises:
             TurnStateError: no paused turn (idle, running, suspended or closed session); an
@@ -319,7 +292,7 @@ class HarnessAgent:
         session.check_can_continue()
         check_answers(session, approvals, results)
         return start_slice(self.config, session, "continue", approvals=approvals, results=results, options=options,
-                           abort_signal=abort_signal)
+                           abort_signal=abort_signal, features=self.features.for_call(stop_when=stop_when))
 
     async def continue_generate(
         self,
@@ -329,11 +302,12 @@ class HarnessAgent:
         approval_responses: Iterable[ApprovalResponse | Mapping[str, Any]] = (),
         options: Mapping[str, Any] | None = None,
         abort_signal: anyio.Event | None = None,
+        stop_when: object = None,
     ) -> GenerateResult:
         """Like :meth:`continue_stream`, collected."""
         result = self.continue_stream(
             session=session, tool_result_continuations=tool_result_continuations,
-            approval_responses=approval_responses, options=options, abort_signal=abort_signal,
+            approval_responses=approval_responses, options=options, abort_signal=abort_signal, stop_when=stop_when,
         )
         return await result.consume()
 

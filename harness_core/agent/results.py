@@ -18,8 +18,10 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
+import attrs
 
 from harness_core.agent.collected import GenerateResult, StepResult, collect_parts
+from harness_core.agent.output import Output, StructuredOutput, partial_outputs
 from harness_core.parts.models import (
     FinishReason,
     Part,
@@ -76,6 +78,7 @@ class StreamResult:
         self._abort_callbacks: list[Callable[[], None]] = []
         self._collected: GenerateResult | None = None
         self._tools_context: Mapping[str, Any] = {}
+        self._output: Output | None = None
         self.session = session
         """The session this slice belongs to."""
 
@@ -121,6 +124,10 @@ class StreamResult:
         """Record the tools context in effect for this slice (set once, when the slice starts)."""
         self._tools_context = tools_context
 
+    def bind_output(self, output: Output | None) -> None:
+        """Record the structured output the slice's turn asked for (set when the slice starts)."""
+        self._output = output
+
     # -- streaming ---------------------------------------------------------------------
 
     async def _part_at(self, index: int) -> Part | None:
@@ -128,7 +135,8 @@ class StreamResult:
             if self._done:
                 return None
             if self._lock is None:
-                self._lock = anyio.Lock()
+                # fast_acquire: an uncontended read does not yield to the loop once more per part.
+                self._lock = anyio.Lock(fast_acquire=True)
             async with self._lock:
                 if index < len(self._parts) or self._done:
                     continue
@@ -172,6 +180,16 @@ class StreamResult:
         return texts()
 
     @property
+    def partial_output_stream(self) -> AsyncIterator[Any]:
+        """Partial structured outputs as the answer streams (:func:`~harness_core.agent.output.partial_outputs`)."""
+        return partial_outputs(self._iterate())
+
+    @property
+    def output(self) -> Awaitable[Any]:
+        """Await: the validated structured output (:attr:`GenerateResult.output`; raises the same way)."""
+        return self._get(lambda r: r.output)
+
+    @property
     def parts(self) -> tuple[Part, ...]:
         """The parts received so far (all of them once the slice has finished)."""
         return tuple(self._parts)
@@ -187,7 +205,13 @@ class StreamResult:
         while await self._part_at(index) is not None:
             index += 1
         if self._collected is None:
-            self._collected = collect_parts(self._parts, tools_context=self._tools_context)
+            collected = collect_parts(self._parts, tools_context=self._tools_context)
+            if self._output is not None:
+                # The answer is the last step with text (a runtime may close the turn with an empty step).
+                answer = next((s.text for s in reversed(collected.steps) if s.text.strip()), "")
+                structured = StructuredOutput.check(self._output, answer, collected.finish_reason)
+                collected = attrs.evolve(collected, structured=structured)
+            self._collected = collected
         return self._collected
 
     async def aclose(self) -> None:

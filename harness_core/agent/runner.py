@@ -42,6 +42,7 @@ from harness_core.agent.host_call import HostCallPath, normalize_continuation
 from harness_core.agent.session_control import SessionControl
 from harness_core.agent.slice_services import CallScheduler, SliceServices
 from harness_core.agent.state import PendingApprovalState
+from harness_core.agent.stop import StopWatch
 from harness_core.agent.turn_record import TurnRecord
 from harness_core.agent.turn_state import TurnState
 from harness_core.hook_contexts import ProjectionContext
@@ -59,6 +60,7 @@ from harness_core.parts.models import (
     Usage,
 )
 from harness_core.tools.definition import HarnessTool
+from harness_core.turn_capabilities import acts_on_each_answer
 
 __all__ = ["Mode", "SliceRequest", "TurnRunner"]
 
@@ -66,6 +68,7 @@ logger = logging.getLogger("harness_core")
 
 Mode = Literal["prompt", "continue", "compact"]
 _PAUSE: Literal["pause"] = "pause"
+_STOPPED: Literal["stopped"] = "stopped"
 
 
 class SliceRequest:
@@ -79,11 +82,14 @@ class SliceRequest:
             pending ids.
         tools_context: the tools context map for this slice (after ``prepare_call``).
         compact_turn: the adapter turn of a compaction.
+        stop: the turn's stop conditions (:mod:`harness_core.agent.stop`), or ``None``.
     """
 
     def __init__(self, mode: Mode, *, prompt: PromptRequest | None = None,
                  approvals: Sequence[ApprovalResponse] = (), results: Sequence[ToolResultContinuation] = (),
-                 tools_context: Mapping[str, Any] | None = None, compact_turn: AdapterTurn | None = None) -> None:
+                 tools_context: Mapping[str, Any] | None = None, compact_turn: AdapterTurn | None = None,
+                 stop: StopWatch | None = None) -> None:
+        self.stop = stop
         self.mode = mode
         self.prompt = prompt
         self.approvals = list(approvals)
@@ -194,15 +200,19 @@ class TurnRunner:
         outcome: TurnEnd | str
         async with anyio.create_task_group() as tg:
             self._tg = tg
+            read_on = False
             if request.mode == "continue":
-                await self._apply_answers(turn)
-            outcome = _PAUSE if turn.waiting_for_user() else await self._pump(turn)
+                read_on = await self._apply_answers(turn) and acts_on_each_answer(turn.adapter_turn)
+            outcome = _PAUSE if turn.waiting_for_user() and not read_on else await self._pump(turn)
         if self._fatal is not None:
             await self._fail(self._fatal, "tool-execution")
         elif isinstance(outcome, TurnEnd):
             if self._crashed:
                 await self._abort_adapter_turn(turn)
             self._end_turn(turn, outcome)
+        elif outcome == _STOPPED:  # a stop condition matched: the turn stays unfinished (stop.py)
+            self._finish("tool-calls", Usage())
+            control.state = TurnState.STOPPED
         else:
             self._pause(turn)
 
@@ -241,13 +251,19 @@ class TurnRunner:
             else:
                 for part in hooks.project_event(event, turn.projection):
                     self._emitter.emit(part)
+            stop = self._request.stop
+            if stop is not None and not turn.waiting_for_user() and await stop.should_stop():
+                return _STOPPED
 
     # -- continuing ----------------------------------------------------------------------
 
-    async def _apply_answers(self, turn: TurnRecord) -> None:
+    async def _apply_answers(self, turn: TurnRecord) -> bool:
+        """Submit the continuation's answers; True when a built-in approval was answered."""
+        answered_builtin = False
         for response in self._request.approvals:
             pending = turn.pending_approvals.pop(response.approval_id)
             builtin = pending.kind == "builtin"
+            answered_builtin = answered_builtin or builtin
             approved, reason = response.approved, response.reason
             # A person's approval answers "ask"; it never overrides a policy's denial.
             denial = policy_denial(pending, self._settings, self._host, self._builtin) if approved else None
@@ -261,6 +277,7 @@ class TurnRunner:
             pending_call = turn.pending_results.pop(continuation.tool_call_id)
             output = normalize_continuation(continuation.output, continuation.is_error)
             await self._host.on_client_result(turn, pending_call, output)
+        return answered_builtin
 
     # -- endings -------------------------------------------------------------------------
 

@@ -29,7 +29,7 @@ from harness_core.agent.session_control import SessionControl
 from harness_core.agent.state import STATE_VERSION, PendingApprovalState, PendingToolCallState
 from harness_core.agent.turn_state import TurnState
 from harness_core.errors import TurnStateError
-from harness_core.sandbox import Sandbox
+from harness_core.sandbox import Sandbox, kill_spawned
 from harness_core.tools.definition import BuiltinTool, HarnessTool
 
 if TYPE_CHECKING:
@@ -196,7 +196,8 @@ class HarnessSession:
             )
         if self.control.active is not None or self.control.state is TurnState.RUNNING:
             raise TurnStateError(f"session {self.session_id!r} is running a turn; wait for its result slice to finish")
-        if not self.control.state.paused or self.control.turn is None:
+        stopped = self.control.state is TurnState.STOPPED
+        if not (self.control.state.paused or stopped) or self.control.turn is None:
             raise TurnStateError(f"session {self.session_id!r} has no paused turn to continue (state: {self.control.state.value})")
 
     # -- lifecycle ---------------------------------------------------------------------
@@ -298,7 +299,7 @@ class HarnessSession:
         """Release everything the session holds in the runtime. Idempotent.
 
         An unfinished turn is aborted first. The sandbox belongs to the caller and is not
-        stopped.
+        stopped; processes host tools spawned through the session's sandbox view are killed.
         """
         if self.control.closed == "destroyed":
             return
@@ -313,7 +314,11 @@ class HarnessSession:
             except Exception:
                 logger.exception("harness %r: aborting the turn of session %s failed", self.harness_id,
                                  self.session_id)
-        await self.control.adapter_session.destroy()
+        try:
+            await self.control.adapter_session.destroy()
+        finally:
+            if self.control.settings.sandbox is not None:
+                await kill_spawned(self.control.settings.sandbox)
 
     def compact(self) -> StreamResult:
         """Compact the runtime's context now, as a turn whose parts include ``compaction``.

@@ -13,6 +13,7 @@ import attrs
 
 from harness_core.adapter import AdapterSession
 from harness_core.agent.call_settings import CallSettings
+from harness_core.agent.features import TurnFeatures
 from harness_core.agent.turn_record import TurnRecord
 from harness_core.agent.turn_state import TurnState
 
@@ -41,6 +42,8 @@ class SessionControl:
         closed: ``"stopped"`` or ``"destroyed"`` once closed, else ``None``.
         violations: adapter contract violations seen in this session (see
             :mod:`harness_core.agent.emitter`).
+        features: the current turn's structured output, stop conditions and mode
+            (:mod:`harness_core.agent.features`), or ``None``.
         shown: while a slice streams, the state its consumer has been told so far, which
             :attr:`HarnessSession.state <harness_core.agent.session.HarnessSession.state>`
             reports: the state before the slice until the consumer reads ``start``, then
@@ -56,6 +59,7 @@ class SessionControl:
     closed: str | None = None
     violations: list[str] = attrs.field(factory=list)
     shown: TurnState | None = None
+    features: TurnFeatures | None = None
 
     @property
     def visible_state(self) -> TurnState:

@@ -79,7 +79,7 @@ async def open_session(
     if sandbox is not None and not isinstance(sandbox, Sandbox):
         raise HarnessConfigurationError(
             f"sandbox must implement harness_core.Sandbox (root, resolve, restricted, read_text_file, "
-            f"write_text_file, run_command, stop), got {type(sandbox).__name__}"
+            f"write_text_file, run_command, spawn, stop), got {type(sandbox).__name__}"
         )
     session_context = (
         config.check_tools_context(tools_context, where="create_session(tools_context=...)", at_construction=False)
@@ -145,6 +145,7 @@ async def open_session(
         builtin_approvals=builtin_approvals,
         sandbox=sandbox,
         host_tools=host_tool_specs(config, host_inactive),
+        withheld_host_tools=frozenset(name for name in host_inactive if name in config.host_tools),
         instructions=config.instructions,
         resume_from=dict(resumed.adapter) if resumed else None,
         continue_from=dict(suspended.adapter) if suspended else None,

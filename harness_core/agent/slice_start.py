@@ -15,12 +15,14 @@ from collections.abc import AsyncGenerator, Mapping, Sequence
 from typing import Any
 
 import anyio
+from anyio.streams.memory import MemoryObjectReceiveStream
 
 from harness_core.adapter import PromptRequest
 from harness_core.agent.answers import ApprovalResponse, ToolResultContinuation
 from harness_core.agent.approval_match import check_runtime_match
 from harness_core.agent.config import AgentConfig
 from harness_core.agent.emitter import StreamEmitter
+from harness_core.agent.features import CallFeatures, TurnFeatures
 from harness_core.agent.prepare import PrepareCallOptions
 from harness_core.agent.results import StreamResult
 from harness_core.agent.runner import Mode, SliceRequest, TurnRunner
@@ -46,7 +48,7 @@ def check_answers(session: HarnessSession, approvals: Sequence[ApprovalResponse]
     turn = session.control.turn
     if turn is None:
         raise TurnStateError(f"session {session.session_id!r} has no paused turn to continue")
-    if not approvals and not results:
+    if not approvals and not results and session.control.state is not TurnState.STOPPED:
         raise ValueError(
             "nothing to continue with: pass tool_result_continuations and/or approval_responses "
             f"(pending approvals: {', '.join(turn.pending_approvals) or 'none'}; pending tool calls: "
@@ -113,8 +115,10 @@ def start_slice(
     results: Sequence[ToolResultContinuation] = (),
     options: Mapping[str, Any] | None = None,
     abort_signal: anyio.Event | None = None,
+    features: CallFeatures | None = None,
 ) -> StreamResult:
-    """The :class:`StreamResult` of one slice (see the module docs).
+    """The :class:`StreamResult` of one slice (see the module docs); ``features``: the
+    call's structured output, stop conditions and mode (:mod:`harness_core.agent.features`).
 
     Raises:
         TypeError: ``options`` is not a mapping, or ``abort_signal`` not an :class:`anyio.Event`.
@@ -127,7 +131,7 @@ def start_slice(
 
     def source(result: StreamResult) -> AsyncGenerator[Part, None]:
         return _produce(config, result, session, mode, prompt=prompt, approvals=approvals, results=results,
-                        options=call_options, abort_signal=abort_signal)
+                        options=call_options, abort_signal=abort_signal, features=features or CallFeatures())
 
     return StreamResult(source, session=session)
 
@@ -143,6 +147,7 @@ async def _produce(
     results: Sequence[ToolResultContinuation],
     options: Mapping[str, Any],
     abort_signal: anyio.Event | None,
+    features: CallFeatures,
 ) -> AsyncGenerator[Part, None]:
     control = session.control
     if mode == "continue":
@@ -161,15 +166,24 @@ async def _produce(
         control.shown = None
         raise
     prompt_request = None
+    if mode != "continue" or control.features is None:
+        control.features = TurnFeatures.start(features if mode == "prompt" else CallFeatures())
+    else:
+        control.features.continue_with(features)
+    turn_features = control.features
+    result.bind_output(turn_features.output)
     if mode == "prompt":
         assert prompt is not None
+        output = turn_features.output
         prompt_request = PromptRequest(prompt=prompt, host_tools=host_tool_specs(config, control.settings.inactive),
-                                       instructions=config.instructions)
+                                       instructions=config.instructions, mode=turn_features.mode,
+                                       output_schema=output.json_schema if output is not None else None)
     request = SliceRequest(mode, prompt=prompt_request, approvals=approvals, results=results,
-                           tools_context=contexts, compact_turn=compact_turn)
+                           tools_context=contexts, compact_turn=compact_turn, stop=turn_features.watch)
     send, receive = anyio.create_memory_object_stream[Part](math.inf)
     emitter = StreamEmitter(send, harness_id=config.harness_id, builtins=config.builtins,
-                            on_violation=control.violations.append, display_root=control.settings.display_root)
+                            on_violation=control.violations.append, display_root=control.settings.display_root,
+                            on_part=turn_features.watch.observe)
     runner = TurnRunner(control, request, emitter, host_tools=config.host_tools, on_abort=result.on_abort,
                         abort_reason=lambda: result.abort_reason)
 
@@ -188,7 +202,7 @@ async def _produce(
         tg.start_soon(drive)
         async with receive:
             try:
-                async for part in receive:
+                async for part in _drain(receive):
                     # State in step with the stream: see SessionControl.shown.
                     if isinstance(part, StartPart):
                         control.shown = TurnState.RUNNING
@@ -197,3 +211,19 @@ async def _produce(
                     yield part
             finally:
                 control.shown = None
+
+
+async def _drain(receive: MemoryObjectReceiveStream[Part]) -> AsyncGenerator[Part, None]:
+    """The parts of ``receive`` until it is closed: the buffered ones without a checkpoint each
+    (``receive_nowait``), then one ``receive`` (a checkpoint) when the buffer is empty."""
+    while True:
+        try:
+            part = receive.receive_nowait()
+        except anyio.WouldBlock:
+            try:
+                part = await receive.receive()
+            except anyio.EndOfStream:
+                return
+        except anyio.EndOfStream:
+            return
+        yield part

@@ -6,6 +6,7 @@ A session's turn moves through :class:`TurnState`::
                                        +--> awaiting-approval    --continue--> running
                                        +--> awaiting-tool-result --continue--> running
     awaiting-* --suspend_turn()--> suspended   (continue it with create_session(continue_from=...))
+    running --a stop_when condition matched--> stopped --continue_stream()--> running
 """
 
 from __future__ import annotations
@@ -23,6 +24,9 @@ class TurnState(enum.StrEnum):
     AWAITING_APPROVAL = "awaiting-approval"
     AWAITING_TOOL_RESULT = "awaiting-tool-result"
     SUSPENDED = "suspended"
+    STOPPED = "stopped"
+    """A ``stop_when`` condition ended the slice after a step; the turn is unfinished
+    (:mod:`harness_core.agent.stop`) and continues with ``continue_stream()`` in this process."""
 
     @property
     def paused(self) -> bool:

@@ -19,7 +19,7 @@ import click
 
 from harness_core.errors import HarnessError
 
-__all__ = ["CORE_COMMANDS", "cli", "main"]
+__all__ = ["CORE_COMMANDS", "PLUGIN_COMMANDS", "cli", "main"]
 
 CORE_COMMANDS: dict[str, tuple[str, str]] = {
     "plugins": ("harness_core.cli.plugins_command", "plugins_command"),
@@ -28,6 +28,29 @@ CORE_COMMANDS: dict[str, tuple[str, str]] = {
     "model-server": ("harness_core.testing.model_server_cli", "model_server"),
 }
 """Core subcommand name -> (module, attribute), imported only when the command is used."""
+
+PLUGIN_COMMANDS: dict[str, str] = {"demo": "harness-builtin", "serve": "harness-ui"}
+"""Subcommands that first-party plugins add -> the distribution that adds them. When one is
+asked for and no installed plugin provides it, ``harness`` says which distribution to install
+instead of click's bare "No such command"."""
+
+
+def _missing_plugin_command(name: str, distribution: str) -> click.Command:
+    """A stand-in for ``harness <name>`` when ``distribution`` is not installed: it exits 1
+    with one line naming the distribution to install."""
+
+    @click.command(
+        name,
+        context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
+        help=f"(not installed: pip install {distribution})",
+    )
+    def missing() -> None:
+        raise click.ClickException(
+            f"`harness {name}` is provided by the {distribution} plugin, which is not installed "
+            f"(or failed to load: see `harness plugins`); install it with `pip install {distribution}`"
+        )
+
+    return missing
 
 
 class HarnessGroup(click.Group):
@@ -78,7 +101,10 @@ class HarnessGroup(click.Group):
         core = self._core_command(cmd_name)
         if core is not None:
             return core
-        return self._all_commands(ctx).get(cmd_name)
+        found = self._all_commands(ctx).get(cmd_name)
+        if found is None and cmd_name in PLUGIN_COMMANDS:
+            return _missing_plugin_command(cmd_name, PLUGIN_COMMANDS[cmd_name])
+        return found
 
     def invoke(self, ctx: click.Context) -> Any:
         try:

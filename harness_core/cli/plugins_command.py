@@ -90,16 +90,29 @@ def _problems_by_plugin(conflicts: list[PluginConflict]) -> dict[str, list[str]]
 
 @click.command("plugins")
 @click.option("--json", "as_json", is_flag=True, help="Print the listing as JSON.")
-def plugins_command(as_json: bool) -> None:
+@click.option("--capabilities", "show_capabilities", is_flag=True,
+              help="Show what each installed adapter supports (structured output, plan mode...).")
+def plugins_command(as_json: bool, show_capabilities: bool = False) -> None:
     """List every plugin: name, distribution and version, kind, hooks, status.
 
     Plugins that failed to load are listed with their error; disabled ones
     (HARNESS_DISABLE_PLUGINS) are listed as disabled. Conflicts (a tool name or harness
     id two plugins contribute, which makes agents refuse to start) are shown in red on
     each plugin involved and after the table; they do not change the exit status. Every
-    failed plugin is also named on stderr, and the exit status is then 1.
+    failed plugin is also named on stderr, and the exit status is then 1. With
+    --capabilities, each adapter's capability table instead (capabilities_view.py).
     """
     manager = _manager()
+    if show_capabilities:
+        from harness_core.cli.capabilities_view import capability_report, print_capabilities
+
+        report = capability_report(manager)
+        if as_json:
+            _echo_json({"capabilities": report})
+        else:
+            print_capabilities(_console(), report)
+        _report_failures(manager)
+        return
     records = manager.records()
     conflicts = manager.hooks.conflicts()
     problems = _problems_by_plugin(conflicts)

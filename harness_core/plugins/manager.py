@@ -61,6 +61,7 @@ from harness_core.plugins.records import (
     PluginKind,
     PluginLoadWarning,
     PluginRecord,
+    default_plugin_name,
     describe_error,
     distribution_of,
     env_flag,
@@ -160,8 +161,9 @@ class HarnessPluginManager:
 
         Args:
             plugin: a module or object with ``@hookimpl`` functions.
-            name: the plugin name (default: pluggy's canonical name, a module's
-                ``__name__``).
+            name: the plugin name (default: a module's or class's ``__name__``; for an
+                instance, its class as ``module.QualName``, with ``#2``, ``#3``... when
+                another object already holds that name).
             distribution / version / value: shown by ``harness plugins``.
 
         Returns:
@@ -172,7 +174,7 @@ class HarnessPluginManager:
         Raises:
             PluginLoadError: it was rejected and strict mode is on.
         """
-        name = name or self.pm.get_canonical_name(plugin)
+        name = name or default_plugin_name(self.pm, plugin)
         if name in self._records and self._records[name].status == "loaded":
             return self._records[name]
         if name in self.disabled_names:
@@ -234,13 +236,13 @@ class HarnessPluginManager:
         try:
             plugin = ep.load()
         except (Exception, SystemExit) as exc:
-            raise _RegistrationError(f"import failed: {describe_error(exc)}", exc, _guard_of_source(ep.value)) from exc
+            raise _RegistrationError(f"import failed: {describe_error(exc, origin=True)}", exc, _guard_of_source(ep.value)) from exc
         if isinstance(plugin, type):
             try:
                 plugin = plugin()
             except Exception as exc:
                 raise _RegistrationError(
-                    f"could not instantiate plugin class {plugin.__qualname__}: {describe_error(exc)}", exc,
+                    f"could not instantiate plugin class {plugin.__qualname__}: {describe_error(exc, origin=True)}", exc,
                     _guard_of_object(plugin),
                 ) from exc
         return plugin
@@ -252,7 +254,7 @@ class HarnessPluginManager:
             validate_plugin(self.pm, plugin)
         except (Exception, SystemExit) as exc:
             raise _RegistrationError(
-                f"registration failed: {describe_error(exc)}", exc, _guard_of_object(plugin)
+                f"registration failed: {describe_error(exc, origin=True)}", exc, _guard_of_object(plugin)
             ) from exc
         attribute(self.pm, plugin)
         record = PluginRecord(name, distribution, version, self._kind_of(name, plugin), self._hooks_of(plugin),

@@ -8,10 +8,14 @@ format errors on one line.
 from __future__ import annotations
 
 import importlib.metadata
+import os
+import traceback
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, Literal, Protocol
 
 import attrs
+import pluggy
 
 from harness_core import hookspecs
 
@@ -26,6 +30,7 @@ __all__ = [
     "PluginLoadWarning",
     "PluginRecord",
     "PluginStatus",
+    "default_plugin_name",
     "describe_error",
     "distribution_of",
     "env_flag",
@@ -91,7 +96,9 @@ class PluginRecord:
 
     def to_json(self) -> dict[str, Any]:
         """The record as JSON data (every attribute but ``guard``)."""
-        data = attrs.asdict(self, recurse=False, filter=lambda attribute, _: attribute.name != "guard")
+        data = attrs.asdict(
+            self, recurse=False, filter=lambda attribute, _: attribute.name != "guard"
+        )
         return data | {"hooks": list(self.hooks)}
 
     @property
@@ -135,7 +142,12 @@ class PluginConflict:
 
     def to_json(self) -> dict[str, Any]:
         """``{"kind", "name", "plugins", "message"}`` as JSON data."""
-        return {"kind": self.kind, "name": self.name, "plugins": list(self.plugins), "message": self.message}
+        return {
+            "kind": self.kind,
+            "name": self.name,
+            "plugins": list(self.plugins),
+            "message": self.message,
+        }
 
 
 def env_flag(env: Mapping[str, str], name: str) -> bool:
@@ -167,7 +179,59 @@ def version_of(dist: str) -> str | None:
         return None
 
 
-def describe_error(exc: BaseException) -> str:
-    """``"Type: message"`` on one line (pluggy's validation messages span several)."""
+def default_plugin_name(pm: pluggy.PluginManager, plugin: object) -> str:
+    """The name an in-memory plugin registers under when none is given: a module's or
+    class's ``__name__``; for an instance its class as ``module.QualName``, with ``#2``,
+    ``#3``... when another object already holds that name in ``pm``."""
+    own = getattr(plugin, "__name__", None)
+    if isinstance(own, str) and own:
+        return own
+    base = f"{type(plugin).__module__}.{type(plugin).__qualname__}"
+    name, count = base, 1
+    while (holder := pm.get_plugin(name)) is not None and holder is not plugin:
+        count += 1
+        name = f"{base}#{count}"
+    return name
+
+
+def describe_error(exc: BaseException, *, origin: bool = False) -> str:
+    """``"Type: message"`` on one line (pluggy's validation messages span several).
+
+    With ``origin=True`` (discovery and hook failures, shown to the host, never to a model)
+    the line ends with `` (at path:line)``, the innermost frame of the traceback outside
+    harness-core, pluggy and the import machinery: the plugin's own line that failed.
+    """
     message = " ".join(line.strip() for line in str(exc).splitlines() if line.strip())
-    return f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+    described = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+    where = _origin_of(exc) if origin else None
+    return f"{described} (at {where})" if where else described
+
+
+_SKIPPED_ROOTS: tuple[str, ...] = tuple(
+    str(root) + os.sep
+    for root in (
+        Path(__file__).resolve().parents[1],
+        Path(pluggy.__file__).resolve().parent,
+        Path(attrs.__file__).resolve().parent,
+    )
+)
+
+
+def _origin_of(exc: BaseException) -> str | None:
+    """``"path:line"`` of the innermost traceback frame in the plugin's own code, if any."""
+    found = None
+    for frame in traceback.extract_tb(exc.__traceback__):
+        filename = frame.filename
+        if filename.startswith("<") or str(Path(filename).resolve()).startswith(_SKIPPED_ROOTS):
+            continue
+        if f"{os.sep}importlib{os.sep}" in filename:
+            continue
+        found = frame
+    if found is None:
+        return None
+    path = Path(found.filename)
+    try:
+        shown = str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        shown = str(path)
+    return f"{shown}:{found.lineno}"

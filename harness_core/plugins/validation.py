@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import importlib.machinery
+import reprlib
 import sys
 from collections.abc import Iterable, Mapping
 
@@ -67,19 +68,49 @@ def check_result(hook_name: str, result: object) -> None:
             if not isinstance(key, str) or key == "local" or not callable(factory):
                 raise TypeError(f"harness_sandboxes: entry {key!r} must map a sandbox name (not 'local') to a callable factory")
     elif hook_name == "harness_tools":
-        items = list(result) if isinstance(result, Iterable) and not isinstance(result, str) else None
-        if items is None or not all(isinstance(t, HarnessTool) for t in items):
-            raise TypeError("harness_tools must return a sequence of HarnessTool (use define_harness_tool)")
+        items = _items(hook_name, result, "a sequence of HarnessTool (use define_harness_tool)")
+        for item in items:
+            if not isinstance(item, HarnessTool):
+                raise TypeError(f"harness_tools must return a sequence of HarnessTool (use define_harness_tool), "
+                                f"got {_show(item)} in it")
+            _check_tool_functions(item)
     elif hook_name == "harness_declare_builtins":
-        items = list(result) if isinstance(result, Iterable) and not isinstance(result, str) else None
-        if items is None or not all(isinstance(t, BuiltinTool) for t in items):
-            raise TypeError("harness_declare_builtins must return a sequence of BuiltinTool or None")
+        for item in _items(hook_name, result, "a sequence of BuiltinTool or None"):
+            if not isinstance(item, BuiltinTool):
+                raise TypeError(f"harness_declare_builtins must return a sequence of BuiltinTool or None, "
+                                f"got {_show(item)} in it")
     elif hook_name == "harness_cli_commands":
         import click  # only plugins with commands pay for it
 
-        items = list(result) if isinstance(result, Iterable) and not isinstance(result, str) else None
-        if items is None or not all(isinstance(c, click.Command) for c in items):
-            raise TypeError("harness_cli_commands must return a sequence of click.Command")
+        for item in _items(hook_name, result, "a sequence of click.Command"):
+            if not isinstance(item, click.Command):
+                raise TypeError(f"harness_cli_commands must return a sequence of click.Command, got {_show(item)} in it")
+
+
+def _show(value: object) -> str:
+    """``value``'s type and repr, the repr cut to 200 characters (for error messages)."""
+    shorten = reprlib.Repr()
+    shorten.maxstring = shorten.maxother = 160
+    try:
+        text = shorten.repr(value)
+    except Exception as exc:  # a broken __repr__ still gets named
+        text = f"<unprintable: {type(exc).__name__}>"
+    return f"{type(value).__name__} {text[:200]}"
+
+
+def _items(hook_name: str, result: object, shape: str) -> list[object]:
+    if not isinstance(result, Iterable) or isinstance(result, str | bytes):
+        raise TypeError(f"{hook_name} must return {shape}, got {_show(result)}")
+    return list(result)
+
+
+def _check_tool_functions(tool: HarnessTool) -> None:
+    """A tool's functions are callable (``attrs.evolve`` or ``object.__setattr__`` can
+    put anything there after :func:`~harness_core.define_harness_tool` checked them)."""
+    for field in ("execute", "resources", "to_model_output"):
+        value = getattr(tool, field)
+        if value is not None and not callable(value):
+            raise TypeError(f"harness_tools: tool {tool.name!r}: its {field} is not callable: {_show(value)}")
 
 
 def validate_plugin(pm: pluggy.PluginManager, plugin: object) -> None:

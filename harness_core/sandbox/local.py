@@ -18,6 +18,7 @@ from harness_core.sandbox.environment import DEFAULT_ENV_ALLOWLIST, is_secret_en
 from harness_core.sandbox.paths import Confinement, check_content, check_regular
 from harness_core.sandbox.process import build_argv, kill_group, run_process
 from harness_core.sandbox.protocol import CommandResult, SandboxView
+from harness_core.sandbox.spawn import SpawnedProcess, spawn_process
 from harness_core.sandbox.view import restricted_view
 from harness_core.tools.output import sanitize_text
 
@@ -280,9 +281,33 @@ class LocalSandbox:
             owner=repr(self),
         )
 
+    async def spawn(self, command: str | list[str], *, env: Mapping[str, str] | None = None) -> SpawnedProcess:
+        """Start a long-running process in the workspace, with pipes to talk to it.
+
+        Same working directory, environment and process group as :meth:`run_command`, but
+        stdin, stdout and stderr are pipes and nothing waits for it: read and write its
+        streams, then ``aclose()`` it (or use it as an async context manager). :meth:`stop`
+        kills every spawned process still running.
+
+        Args:
+            command: a shell command line (``shell -c``) or an argument list.
+            env: extra variables for this process.
+
+        Returns:
+            The :class:`~harness_core.sandbox.SpawnedProcess`.
+
+        Raises:
+            TypeError / ValueError: a malformed command.
+            FileNotFoundError / PermissionError: the program cannot be started.
+            RuntimeError: the sandbox was stopped.
+        """
+        self._check_running()
+        argv = build_argv(command, self._shell)
+        return await spawn_process(argv, cwd=self._root, env=self.command_env(env), running=self._processes)
+
     def restricted(self) -> SandboxView:
-        """A view with only ``root``, ``read_text_file``, ``write_text_file`` and
-        ``run_command``; no attribute of it reaches this sandbox (see :func:`restricted_view`)."""
+        """A view with only ``root``, ``read_text_file``, ``write_text_file``, ``run_command``
+        and ``spawn``; no attribute of it reaches this sandbox (see :func:`restricted_view`)."""
         return restricted_view(self)
 
     async def stop(self) -> None:

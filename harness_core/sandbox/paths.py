@@ -1,8 +1,11 @@
 """Path confinement for :class:`~harness_core.sandbox.LocalSandbox`: resolve a path inside a
 workspace root, then open it one component at a time without following links.
 
-The resolution follows ``..`` and symbolic links the way the operating system would; the
-open (``O_NOFOLLOW`` with ``dir_fd``) refuses a link swapped in after the check (TOCTOU).
+The resolution (:func:`~harness_core.sandbox.confine.resolve_like_os`) follows ``..`` and
+symbolic links the way the operating system would, absolute paths included
+(``<root>/jump/../secret.txt`` goes where ``jump`` leads); the open (``O_NOFOLLOW`` with
+``dir_fd``) refuses a link swapped in after the check (TOCTOU), and :func:`check_regular`
+refuses a regular file with more than one hard link (its other names may be outside).
 """
 
 from __future__ import annotations
@@ -14,6 +17,8 @@ import types
 from pathlib import Path
 
 import attrs
+
+from harness_core.sandbox.confine import resolve_like_os
 
 __all__ = ["Confinement", "check_content", "check_regular", "path_text"]
 
@@ -41,13 +46,23 @@ def check_content(method: str, name: str, value: object, expected: type | types.
 
 
 def check_regular(fd: int, path: str | os.PathLike[str]) -> None:
-    """Make ``fd`` blocking when it is a regular file; otherwise close it and raise.
+    """Make ``fd`` blocking when it is a regular file with one link; otherwise close it and raise.
 
     Raises:
+        PermissionError: a regular file with more than one hard link (checked on the open
+            descriptor, so a link made between resolving and opening is seen).
         IsADirectoryError: ``fd`` is a directory.
         OSError: ``EINVAL`` for a FIFO, socket or device.
     """
-    mode = os.fstat(fd).st_mode
+    info = os.fstat(fd)
+    mode = info.st_mode
+    if stat.S_ISREG(mode) and info.st_nlink > 1:
+        os.close(fd)
+        raise PermissionError(
+            errno.EACCES,
+            f"path {os.fspath(path)!r} is a file with {info.st_nlink} hard links; its other names may lie "
+            "outside the workspace, so it is neither read nor written (refused)",
+        )
     if stat.S_ISREG(mode):
         if hasattr(os, "O_NONBLOCK"):
             os.set_blocking(fd, True)
@@ -83,27 +98,13 @@ class Confinement:
         text = path_text(path)
         if "\0" in text:
             raise ValueError(f"path {text!r} contains a NUL character")
-        candidate = Path(text)
-        if candidate.is_absolute():
-            lexical = Path(os.path.normpath(candidate))
-            for base in (self.root, self.given_root):
-                if lexical == base or base in lexical.parents:
-                    candidate = self.root / lexical.relative_to(base)
-                    break
-            else:
-                raise PermissionError(
-                    errno.EACCES, f"path {text!r} is outside the workspace {str(self.root)!r}"
-                )
-        else:
-            candidate = self.root / candidate
+        candidate = Path(text) if Path(text).is_absolute() else self.root / text
         try:
-            real = Path(os.path.realpath(candidate, strict=True))
-        except FileNotFoundError:
-            real = Path(os.path.realpath(candidate))
+            real = resolve_like_os(text, cwd=self.root)
         except OSError as exc:
             if exc.errno == errno.ELOOP:
                 raise OSError(errno.ELOOP, f"path {text!r} runs into a symbolic-link loop") from None
-            real = Path(os.path.realpath(candidate))
+            raise
         if real != self.root and self.root not in real.parents:
             raise PermissionError(
                 errno.EACCES,

@@ -5,9 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Protocol, runtime_checkable
 
 import attrs
+
+if TYPE_CHECKING:
+    from harness_core.sandbox.spawn import SandboxProcess
 
 __all__ = ["CommandResult", "Sandbox", "SandboxView"]
 
@@ -62,7 +65,12 @@ class SandboxView(Protocol):
 
 @runtime_checkable
 class Sandbox(SandboxView, Protocol):
-    """A session sandbox: a :class:`SandboxView` plus lifecycle methods only the host uses."""
+    """A session sandbox: a :class:`SandboxView` plus ``spawn`` and lifecycle methods only the host uses."""
+
+    async def spawn(self, command: str | list[str], *, env: Mapping[str, str] | None = None) -> SandboxProcess:
+        """Start a long-running process in the workspace with piped stdin/stdout/stderr;
+        ``stop`` kills what is still running (see :class:`~harness_core.sandbox.SandboxProcess`)."""
+        ...
 
     def resolve(self, path: str) -> Path:
         """Resolve ``path`` inside the workspace; raises ``PermissionError`` when it escapes."""

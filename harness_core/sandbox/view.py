@@ -21,7 +21,7 @@ from typing import Any, NoReturn
 
 from harness_core.sandbox.protocol import CommandResult, SandboxView
 
-__all__ = ["restricted_view"]
+__all__ = ["kill_spawned", "restricted_view"]
 
 
 class _SealedClass(type):
@@ -37,10 +37,34 @@ class _SealedClass(type):
 _MADE: weakref.WeakSet[type] = weakref.WeakSet()
 """The view classes :func:`restricted_view` made (subclasses of them are not views)."""
 
+_SPAWNED: weakref.WeakKeyDictionary[type, set[Any]] = weakref.WeakKeyDictionary()
+"""Per view class: the processes spawned through that view and not yet closed."""
+
+
+async def kill_spawned(view: object) -> int:
+    """Kill (``aclose``) every process spawned through ``view`` that is still open.
+
+    The session calls it when it is destroyed, so a host tool's long-running process ends
+    with the session even though the sandbox (the caller's) lives on.
+
+    Returns:
+        How many processes were closed (0 for an object :func:`restricted_view` did not make).
+    """
+    processes = _SPAWNED.get(type(view))
+    if not processes:
+        return 0
+    closed = 0
+    for process in list(processes):
+        processes.discard(process)
+        await process.aclose()
+        closed += 1
+    return closed
+
 
 def restricted_view(sandbox: SandboxView) -> SandboxView:
     """A :class:`SandboxView` over ``sandbox`` with only ``root``, ``read_text_file``,
-    ``write_text_file`` and ``run_command``.
+    ``write_text_file``, ``run_command`` and ``spawn`` (processes spawned through it are
+    remembered for :func:`kill_spawned`).
 
     Each method forwards to ``sandbox`` (same arguments, same errors: ``PermissionError``
     outside the workspace, ``RuntimeError`` once the sandbox was stopped...). The view
@@ -60,6 +84,8 @@ def restricted_view(sandbox: SandboxView) -> SandboxView:
     read = sandbox.read_text_file
     write = sandbox.write_text_file
     run = sandbox.run_command
+    spawner = getattr(sandbox, "spawn", None)
+    spawned: set[Any] = set()
     label = f"SandboxView({str(sandbox.root)!r})"
 
     def root(self: object) -> Path:
@@ -84,6 +110,15 @@ def restricted_view(sandbox: SandboxView) -> SandboxView:
         """Run a command with the workspace as working directory; ``timeout`` in seconds."""
         return await run(command, timeout=timeout, env=env)
 
+    async def spawn(self: object, command: str | list[str], *, env: Mapping[str, str] | None = None) -> Any:
+        """Start a long-running process in the sandbox (see ``LocalSandbox.spawn``); it is
+        killed when the session ends. ``NotImplementedError`` when the sandbox cannot spawn."""
+        if spawner is None:
+            raise NotImplementedError(f"{label}: this sandbox has no spawn()")
+        process = await spawner(command, env=env)
+        spawned.add(process)
+        return process
+
     def __repr__(self: object) -> str:
         return label
 
@@ -96,8 +131,10 @@ def restricted_view(sandbox: SandboxView) -> SandboxView:
         "read_text_file": read_text_file,
         "write_text_file": write_text_file,
         "run_command": run_command,
+        "spawn": spawn,
     }
     view_class = _SealedClass("SandboxView", (), namespace)
     _MADE.add(view_class)
+    _SPAWNED[view_class] = spawned
     view: SandboxView = view_class()
     return view

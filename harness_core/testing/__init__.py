@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     from harness_core.testing._errors import ScriptError, ToolNotOfferedError
     from harness_core.testing._faults import Fault
+    from harness_core.testing._fixtures import anyio_backend
     from harness_core.testing._loader import load_script, parse_script_text
     from harness_core.testing._recording import SECRET_HEADERS, RecordedRequest, RequestKind
     from harness_core.testing._request import (
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
         IsolatedHome,
         make_isolated_home,
         missing_runtime_reason,
+        runtime_required,
         skip_unless_runtime,
     )
     from harness_core.testing._scenario_script import (
@@ -125,6 +127,8 @@ _LAZY: dict[str, str] = {
     "load_script": "harness_core.testing._loader",
     "make_isolated_home": "harness_core.testing._runtimes",
     "missing_runtime_reason": "harness_core.testing._runtimes",
+    "runtime_required": "harness_core.testing._runtimes",
+    "anyio_backend": "harness_core.testing._fixtures",
     "parse_script_text": "harness_core.testing._loader",
     "received_tool_results": "harness_core.testing._scenario_script",
     "resolve_tool_name": "harness_core.testing._tools",
@@ -162,6 +166,8 @@ __all__ = [
     "IsolatedHome",
     "IsolatedPlugins",
     "KNOWN_RUNTIMES",
+    "runtime_required",
+    "anyio_backend",
     "Message",
     "ModelRequest",
     "ModelTurn",

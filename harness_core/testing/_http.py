@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import socket
 import sys
+import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
@@ -69,7 +72,30 @@ class HTTPAnswerServer(ThreadingHTTPServer):
 
     def __init__(self, address: tuple[str, int], dispatch: Dispatcher) -> None:
         self.dispatch = dispatch
+        self._connections: set[socket.socket] = set()
+        self._connections_lock = threading.Lock()
         super().__init__(address, _Handler)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """Track the connection (so :meth:`close_connections` can end it), then serve it."""
+        with self._connections_lock:
+            self._connections.add(request)
+        super().process_request(request, client_address)
+
+    def shutdown_request(self, request: Any) -> None:
+        """Forget the connection and close it."""
+        with self._connections_lock:
+            self._connections.discard(request)
+        super().shutdown_request(request)
+
+    def close_connections(self) -> None:
+        """End every open client connection (keep-alive ones included): a stopped server
+        answers nothing more, as a dead one would."""
+        with self._connections_lock:
+            connections = list(self._connections)
+        for connection in connections:
+            with contextlib.suppress(OSError):  # already closed by the client
+                connection.shutdown(socket.SHUT_RDWR)
 
     def handle_error(self, request: Any, client_address: Any) -> None:
         """Log handler failures; a client hanging up is routine and logged at debug level."""

@@ -119,12 +119,14 @@ class ScriptedModelServer:
         return self
 
     def stop(self) -> None:
-        """Stop serving and close the socket; safe to call twice."""
+        """Stop serving, close the socket and end open connections (keep-alive ones
+        included, so the server is as dead as a crashed one); safe to call twice."""
         http, thread = self._http, self._thread
         self._http = self._thread = None
         if http is not None:
             http.shutdown()
             http.server_close()
+            http.close_connections()
         if thread is not None:
             thread.join(timeout=5)
 

@@ -23,6 +23,7 @@ import attrs
 import pydantic
 
 from harness_core.errors import ToolDefinitionError
+from harness_core.suggestions import describe_unknown_names
 from harness_core.tools.frozen import FrozenJsonObject
 from harness_core.tools.output import ToolOutput
 from harness_core.tools.schema import ToolInputSchema, compile_input_schema
@@ -110,6 +111,10 @@ ResourcesFn: TypeAlias = Callable[[Any], ToolResources]
 ToModelOutputFn: TypeAlias = Callable[[Any], "str | ToolOutput | Awaitable[str | ToolOutput]"]
 
 
+_optional_callable = attrs.validators.optional(attrs.validators.is_callable())
+"""A tool function field: ``None`` or callable (``attrs.evolve`` runs it too)."""
+
+
 @attrs.frozen(kw_only=True)
 class HarnessTool:
     """A host tool, frozen. Build it with :func:`define_harness_tool`, not directly.
@@ -130,10 +135,11 @@ class HarnessTool:
     description: str
     input_schema: ToolInputSchema = attrs.field(eq=False, repr=False)
     read_only: bool = False
-    resources: ResourcesFn | None = attrs.field(default=None, eq=False, repr=False)
-    execute: ExecuteFn | None = attrs.field(default=None, eq=False, repr=False)
+    resources: ResourcesFn | None = attrs.field(default=None, eq=False, repr=False, validator=_optional_callable)
+    execute: ExecuteFn | None = attrs.field(default=None, eq=False, repr=False, validator=_optional_callable)
     context_schema: type[pydantic.BaseModel] | None = attrs.field(default=None, repr=False)
-    to_model_output: ToModelOutputFn | None = attrs.field(default=None, eq=False, repr=False)
+    to_model_output: ToModelOutputFn | None = attrs.field(default=None, eq=False, repr=False,
+                                                          validator=_optional_callable)
 
     provider_executed: ClassVar[bool] = False
 
@@ -253,10 +259,8 @@ def define_harness_tool(**options: Any) -> HarnessTool:
     """
     unknown = sorted(set(options) - _KNOWN_OPTIONS)
     if unknown:
-        raise ToolDefinitionError(
-            f"define_harness_tool: unknown option(s) {', '.join(map(repr, unknown))}; "
-            f"known options are {', '.join(sorted(_KNOWN_OPTIONS))}"
-        )
+        owner = f"tool {options['name']!r}" if isinstance(options.get("name"), str) else "define_harness_tool"
+        raise ToolDefinitionError(describe_unknown_names(owner, "option", unknown, _KNOWN_OPTIONS))
     for required in ("name", "description", "input"):
         if required not in options:
             raise ToolDefinitionError(f"define_harness_tool: missing required option {required!r}")

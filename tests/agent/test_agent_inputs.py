@@ -72,8 +72,8 @@ def test_messages_pick_the_trailing_message() -> None:
 
 def test_turn_states() -> None:
     assert [s.value for s in TurnState] == ["idle", "running", "awaiting-approval", "awaiting-tool-result",
-                                            "suspended"]
-    assert TurnState.AWAITING_APPROVAL.paused and not TurnState.SUSPENDED.paused
+                                            "suspended", "stopped"]
+    assert TurnState.AWAITING_APPROVAL.paused and not TurnState.SUSPENDED.paused and not TurnState.STOPPED.paused
 
 
 def test_collect_parts_builds_steps_and_follows_ai_sdk_semantics() -> None:

@@ -28,6 +28,14 @@ def test_the_examples_run(capsys: pytest.CaptureFixture[str]) -> None:
     out = capsys.readouterr().out
     for expected in (
         "Results: bash:  | weather:",
+        "{'city': 'Paris', 'celsius': 12}",
+        "city='Paris' celsius=12",
+        "(('$.celsius', 'Field required'),)",
+        "city='Oslo' celsius=-3",
+        "tool-calls True",
+        "Two cities checked.",
+        "True False",
+        "the scripted runtime has no read-only mode",
         "['NotebookEdit', 'bash', 'edit', 'glob', 'read', 'weather', 'write']",
         "active_tools or inactive_tools, not both",
         "It is 12 degrees.",

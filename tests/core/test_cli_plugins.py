@@ -26,14 +26,23 @@ def harness_argv() -> list[str]:
     return [found] if found else [sys.executable, "-m", "harness_core.cli"]
 
 
-def run_harness(*args: str, extra_path: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+def run_harness(
+    *args: str, extra_path: Path | None = None, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     environment = {k: v for k, v in os.environ.items() if not k.startswith("HARNESS_")}
     environment["COLUMNS"] = "200"  # one table row per plugin, whatever the terminal
     if extra_path is not None:
-        environment["PYTHONPATH"] = os.pathsep.join(filter(None, [str(extra_path), environment.get("PYTHONPATH")]))
+        environment["PYTHONPATH"] = os.pathsep.join(
+            filter(None, [str(extra_path), environment.get("PYTHONPATH")])
+        )
     environment.update(env or {})
     return subprocess.run(
-        [*harness_argv(), *args], capture_output=True, text=True, env=environment, timeout=120, check=False
+        [*harness_argv(), *args],
+        capture_output=True,
+        text=True,
+        env=environment,
+        timeout=120,
+        check=False,
     )
 
 
@@ -43,7 +52,9 @@ def install_fake_distribution(
     """Write ``<dist>-<version>.dist-info`` and the given modules into ``site``."""
     info = site / f"{dist.replace('-', '_')}-{version}.dist-info"
     info.mkdir(parents=True)
-    (info / "METADATA").write_text(f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n", encoding="utf-8")
+    (info / "METADATA").write_text(
+        f"Metadata-Version: 2.1\nName: {dist}\nVersion: {version}\n", encoding="utf-8"
+    )
     lines = "".join(f"{name} = {value}\n" for name, value in entry_points.items())
     (info / "entry_points.txt").write_text(f"[harness]\n{lines}", encoding="utf-8")
     for module, source in modules.items():
@@ -89,14 +100,19 @@ def test_plugins_json_lists_core_defaults_and_the_git_tool_pack() -> None:
     assert git["value"] == "harness_tools_git.plugin"
 
 
-def test_a_broken_installed_plugin_is_listed_as_failed_and_the_command_still_works(broken_site: Path) -> None:
+def test_a_broken_installed_plugin_is_listed_as_failed_and_the_command_still_works(
+    broken_site: Path,
+) -> None:
     result = run_harness("plugins", "--json", extra_path=broken_site)
     assert result.returncode == 1, result.stderr  # a failed plugin: listed, then exit 1
     records = plugins_by_name(result.stdout)  # stdout is pure JSON: no warning text in it
     broken = records["broken"]
     assert broken["status"] == "failed"
     assert (broken["distribution"], broken["version"]) == ("broken-plugin", "0.1")
-    assert broken["error"] == "import failed: RuntimeError: this plugin is broken on purpose"
+    assert broken["error"].startswith(
+        "import failed: RuntimeError: this plugin is broken on purpose (at "
+    )
+    assert broken["error"].endswith("broken_plugin_mod.py:1)"), broken["error"]
     assert records["tools-git"]["status"] == "loaded"
     assert "Traceback" not in result.stderr
 
@@ -121,17 +137,23 @@ def test_plugins_listing_does_not_repeat_failures_as_warnings(broken_site: Path)
     assert "PluginLoadWarning" not in result.stderr
 
 
-def test_strict_mode_turns_the_broken_plugin_into_an_error_without_traceback(broken_site: Path) -> None:
+def test_strict_mode_turns_the_broken_plugin_into_an_error_without_traceback(
+    broken_site: Path,
+) -> None:
     result = run_harness("plugins", extra_path=broken_site, env={"HARNESS_STRICT_PLUGINS": "1"})
     assert result.returncode == 1
     assert result.stdout == ""
-    assert result.stderr.startswith("harness: error: plugin 'broken' from distribution broken-plugin 0.1")
+    assert result.stderr.startswith(
+        "harness: error: plugin 'broken' from distribution broken-plugin 0.1"
+    )
     assert "RuntimeError: this plugin is broken on purpose" in result.stderr
     assert "Traceback" not in result.stderr
 
 
 def test_debug_shows_the_traceback(broken_site: Path) -> None:
-    result = run_harness("--debug", "plugins", extra_path=broken_site, env={"HARNESS_STRICT_PLUGINS": "1"})
+    result = run_harness(
+        "--debug", "plugins", extra_path=broken_site, env={"HARNESS_STRICT_PLUGINS": "1"}
+    )
     assert result.returncode == 1
     assert "Traceback" in result.stderr
     assert "PluginLoadError" in result.stderr
@@ -139,7 +161,10 @@ def test_debug_shows_the_traceback(broken_site: Path) -> None:
 
 def test_disabled_plugin_is_listed_as_disabled_and_not_imported(broken_site: Path) -> None:
     result = run_harness(
-        "plugins", "--json", extra_path=broken_site, env={"HARNESS_DISABLE_PLUGINS": "broken,permission-mode"}
+        "plugins",
+        "--json",
+        extra_path=broken_site,
+        env={"HARNESS_DISABLE_PLUGINS": "broken,permission-mode"},
     )
     assert result.returncode == 0, result.stderr
     records = plugins_by_name(result.stdout)
@@ -164,7 +189,11 @@ def test_tools_json_lists_host_tools_with_pack_read_only_flag_and_schema() -> No
     tools = {tool["name"]: tool for tool in json.loads(result.stdout)["tools"]}
     assert {"git_status", "git_diff", "git_log"} <= set(tools)
     diff = tools["git_diff"]
-    assert (diff["pack"], diff["distribution"], diff["read_only"]) == ("tools-git", "harness-tools-git", True)
+    assert (diff["pack"], diff["distribution"], diff["read_only"]) == (
+        "tools-git",
+        "harness-tools-git",
+        True,
+    )
     assert diff["input_schema"]["type"] == "object"
     assert set(diff["input_schema"]["properties"]) == {"path", "staged"}
     assert diff["description"]
@@ -178,18 +207,21 @@ def test_tools_table() -> None:
     assert "max_count: integer (1..100)" in result.stdout
 
 
-CONFLICT_PACK = '''
+CONFLICT_PACK = """
 from harness_core import define_harness_tool, hookimpl
 
 @hookimpl
 def harness_tools():
     return [define_harness_tool(name="git_status", description="Shadow.", input={"type": "object"})]
-'''
+"""
 
 
 def test_a_tool_name_two_packs_contribute_is_an_error_naming_both(tmp_path: Path) -> None:
     install_fake_distribution(
-        tmp_path, dist="shadow-pack", version="9.9", entry_points={"shadow": "shadow_pack"},
+        tmp_path,
+        dist="shadow-pack",
+        version="9.9",
+        entry_points={"shadow": "shadow_pack"},
         modules={"shadow_pack": CONFLICT_PACK},
     )
     result = run_harness("tools", extra_path=tmp_path)
@@ -206,18 +238,27 @@ def test_a_tool_name_two_packs_contribute_is_an_error_naming_both(tmp_path: Path
 
 def test_plugins_reports_a_tool_name_conflict(tmp_path: Path) -> None:
     install_fake_distribution(
-        tmp_path, dist="shadow-pack", version="9.9", entry_points={"shadow": "shadow_pack"},
+        tmp_path,
+        dist="shadow-pack",
+        version="9.9",
+        entry_points={"shadow": "shadow_pack"},
         modules={"shadow_pack": CONFLICT_PACK},
     )
     result = run_harness("plugins", "--json", extra_path=tmp_path)
     assert result.returncode == 0, result.stderr
     document = json.loads(result.stdout)
     (conflict,) = document["conflicts"]
-    assert (conflict["kind"], conflict["name"], conflict["plugins"]) == ("tool", "git_status", ["shadow", "tools-git"])
+    assert (conflict["kind"], conflict["name"], conflict["plugins"]) == (
+        "tool",
+        "git_status",
+        ["shadow", "tools-git"],
+    )
     assert "tool 'git_status' is contributed by plugins" in conflict["message"]
     records = plugins_by_name(result.stdout)
     assert records["shadow"]["status"] == records["tools-git"]["status"] == "loaded"
-    assert records["shadow"]["problems"] == records["tools-git"]["problems"] == [conflict["message"]]
+    assert (
+        records["shadow"]["problems"] == records["tools-git"]["problems"] == [conflict["message"]]
+    )
     assert records["tool-approval"]["problems"] == []
 
     table = run_harness("plugins", extra_path=tmp_path)
@@ -226,7 +267,7 @@ def test_plugins_reports_a_tool_name_conflict(tmp_path: Path) -> None:
     assert lines[-1].endswith("0 failed, 1 conflict(s)")
     assert f"conflict: {conflict['message']}" in lines[-2]
     shadow_row = lines.index(next(line for line in lines if "shadow-pack 9.9" in line))
-    assert "conflict: tool 'git_status'" in "\n".join(lines[shadow_row:shadow_row + 3])
+    assert "conflict: tool 'git_status'" in "\n".join(lines[shadow_row : shadow_row + 3])
 
 
 def test_plugins_without_conflicts_reports_none() -> None:
@@ -239,7 +280,7 @@ def test_plugins_without_conflicts_reports_none() -> None:
     assert "conflict" not in table.stdout
 
 
-FLAKY_PACK = '''
+FLAKY_PACK = """
 import os
 from harness_core import define_harness_tool, hookimpl
 
@@ -249,12 +290,15 @@ def harness_tools():
         raise OSError("tool index unreadable")
     os.environ["FLAKY_LOADED"] = "1"
     return [define_harness_tool(name="flaky_tool", description="Flaky.", input={"type": "object"})]
-'''
+"""
 
 
 def test_tools_names_every_failed_plugin_on_stderr_and_exits_1(broken_site: Path) -> None:
     install_fake_distribution(
-        broken_site, dist="flaky-pack", version="1.0", entry_points={"flaky": "flaky_pack"},
+        broken_site,
+        dist="flaky-pack",
+        version="1.0",
+        entry_points={"flaky": "flaky_pack"},
         modules={"flaky_pack": FLAKY_PACK},
     )
     result = run_harness("tools", "--json", extra_path=broken_site)
@@ -262,8 +306,14 @@ def test_tools_names_every_failed_plugin_on_stderr_and_exits_1(broken_site: Path
     names = {tool["name"] for tool in json.loads(result.stdout)["tools"]}
     assert "git_status" in names and "flaky_tool" not in names  # the good packs still listed
     lines = result.stderr.strip().splitlines()
-    assert "harness: plugin 'broken' (broken-plugin 0.1) failed: import failed: RuntimeError: this plugin is broken" in lines[0]
-    assert "plugin 'flaky' (flaky-pack 1.0) failed: plugin 'flaky' failed in harness_tools: OSError: tool index" in lines[1]
+    assert (
+        "harness: plugin 'broken' (broken-plugin 0.1) failed: import failed: RuntimeError: this plugin is broken"
+        in lines[0]
+    )
+    assert (
+        "plugin 'flaky' (flaky-pack 1.0) failed: plugin 'flaky' failed in harness_tools: OSError: tool index"
+        in lines[1]
+    )
     assert len(lines) == 2 and "Traceback" not in result.stderr
 
     listing = run_harness("plugins", extra_path=broken_site)

@@ -10,6 +10,7 @@ import importlib.metadata
 import types
 import warnings
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -48,7 +49,9 @@ class FakeDist:
 class FakeEntryPoint:
     """An entry point whose ``load()`` runs ``loader`` and counts the imports."""
 
-    def __init__(self, name: str, loader: Callable[[], object], dist: FakeDist | None = None) -> None:
+    def __init__(
+        self, name: str, loader: Callable[[], object], dist: FakeDist | None = None
+    ) -> None:
         self.name = name
         self.value = f"fake_{name.replace('-', '_')}.plugin"
         self.dist = dist if dist is not None else FakeDist(f"dist-{name}", "1.2.3")
@@ -69,7 +72,9 @@ def module(name: str, **attributes: Any) -> types.ModuleType:
 
 
 def echo_tool(name: str = "echo") -> HarnessTool:
-    return define_harness_tool(name=name, description="Echo.", input={"type": "object"}, execute=lambda i, c: "x")
+    return define_harness_tool(
+        name=name, description="Echo.", input={"type": "object"}, execute=lambda i, c: "x"
+    )
 
 
 def good_module(name: str = "good", tool: str = "echo") -> types.ModuleType:
@@ -86,9 +91,17 @@ def manager(env: dict[str, str] | None = None) -> HarnessPluginManager:
 
 def raising(exc: BaseException) -> Callable[[], object]:
     def load() -> object:
-        raise exc
+        raise exc  # RAISE_LINE: discovery errors name this line
 
     return load
+
+
+HERE = Path(__file__).resolve().relative_to(Path.cwd().resolve())
+RAISE_LINE = next(
+    n
+    for n, line in enumerate(Path(__file__).read_text().splitlines(), 1)
+    if line.endswith("# RAISE_LINE: discovery errors name this line")
+)
 
 
 @pytest.fixture
@@ -113,22 +126,38 @@ def test_import_failure_is_skipped_with_a_warning_naming_plugin_distribution_and
     caught: list[warnings.WarningMessage],
 ) -> None:
     m = manager()
-    broken = FakeEntryPoint("broken", raising(ImportError("No module named 'missing_sdk'")), FakeDist("broken-dist", "0.3"))
+    broken = FakeEntryPoint(
+        "broken",
+        raising(ImportError("No module named 'missing_sdk'")),
+        FakeDist("broken-dist", "0.3"),
+    )
     after = FakeEntryPoint("after", lambda: good_module())
     records = m.load_entry_points([broken, after])
     assert [(r.name, r.status) for r in records] == [("broken", "failed"), ("after", "loaded")]
-    assert records[0].error == "import failed: ImportError: No module named 'missing_sdk'"
-    assert (records[0].distribution, records[0].version, records[0].value) == ("broken-dist", "0.3", broken.value)
+    assert (
+        records[0].error
+        == f"import failed: ImportError: No module named 'missing_sdk' (at {HERE}:{RAISE_LINE})"
+    )
+    assert (records[0].distribution, records[0].version, records[0].value) == (
+        "broken-dist",
+        "0.3",
+        broken.value,
+    )
     [message] = plugin_warnings(caught)
     assert "plugin 'broken' from distribution broken-dist 0.3" in message
     assert "ImportError: No module named 'missing_sdk'" in message
     assert list(m.hooks.tools()) == ["echo"]
 
 
-def test_a_plugin_calling_sys_exit_on_import_is_only_a_failure(caught: list[warnings.WarningMessage]) -> None:
+def test_a_plugin_calling_sys_exit_on_import_is_only_a_failure(
+    caught: list[warnings.WarningMessage],
+) -> None:
     m = manager()
     [record] = m.load_entry_points([FakeEntryPoint("exits", raising(SystemExit(3)))])
-    assert record.status == "failed" and record.error == "import failed: SystemExit: 3"
+    assert (
+        record.status == "failed"
+        and record.error == f"import failed: SystemExit: 3 (at {HERE}:{RAISE_LINE})"
+    )
 
 
 def test_unknown_hook_is_refused_and_rolled_back(caught: list[warnings.WarningMessage]) -> None:
@@ -137,7 +166,9 @@ def test_unknown_hook_is_refused_and_rolled_back(caught: list[warnings.WarningMe
         return None
 
     m = manager()
-    [record] = m.load_entry_points([FakeEntryPoint("typo", lambda: module("typo", harness_foo=harness_foo))])
+    [record] = m.load_entry_points(
+        [FakeEntryPoint("typo", lambda: module("typo", harness_foo=harness_foo))]
+    )
     assert record.status == "failed"
     assert record.error is not None
     assert "'harness_foo' is not a harness hook" in record.error
@@ -146,14 +177,21 @@ def test_unknown_hook_is_refused_and_rolled_back(caught: list[warnings.WarningMe
     assert m.pm.hook.harness_foo.get_hookimpls() == []
 
 
-def test_hookimpl_argument_not_in_the_spec_is_refused(caught: list[warnings.WarningMessage]) -> None:
+def test_hookimpl_argument_not_in_the_spec_is_refused(
+    caught: list[warnings.WarningMessage],
+) -> None:
     @hookimpl
     def harness_declare_builtins(harness_id: str, flavour: str) -> None:
         return None
 
     m = manager()
     [record] = m.load_entry_points(
-        [FakeEntryPoint("extra-arg", lambda: module("extra_arg", harness_declare_builtins=harness_declare_builtins))]
+        [
+            FakeEntryPoint(
+                "extra-arg",
+                lambda: module("extra_arg", harness_declare_builtins=harness_declare_builtins),
+            )
+        ]
     )
     assert record.status == "failed"
     assert record.error is not None and "flavour" in record.error
@@ -168,32 +206,47 @@ def test_hookimpl_argument_with_a_default_is_refused(caught: list[warnings.Warni
 
     m = manager()
     [record] = m.load_entry_points(
-        [FakeEntryPoint("defaults", lambda: module("defaults", harness_declare_builtins=harness_declare_builtins))]
+        [
+            FakeEntryPoint(
+                "defaults",
+                lambda: module("defaults", harness_declare_builtins=harness_declare_builtins),
+            )
+        ]
     )
     assert record.status == "failed"
     assert "have default values, which pluggy never passes" in (record.error or "")
 
 
-def test_hook_function_without_the_decorator_is_refused(caught: list[warnings.WarningMessage]) -> None:
+def test_hook_function_without_the_decorator_is_refused(
+    caught: list[warnings.WarningMessage],
+) -> None:
     def harness_tools() -> list[HarnessTool]:
         return [echo_tool()]
 
     m = manager()
-    [record] = m.load_entry_points([FakeEntryPoint("undecorated", lambda: module("undecorated", harness_tools=harness_tools))])
+    [record] = m.load_entry_points(
+        [FakeEntryPoint("undecorated", lambda: module("undecorated", harness_tools=harness_tools))]
+    )
     assert record.status == "failed"
     assert "harness_tools is defined without the @hookimpl decorator" in (record.error or "")
 
 
 @pytest.mark.parametrize("hook", ["harness_tools", "harness_adapters", "harness_cli_commands"])
-def test_raising_inside_a_registration_hook_is_refused(hook: str, caught: list[warnings.WarningMessage]) -> None:
+def test_raising_inside_a_registration_hook_is_refused(
+    hook: str, caught: list[warnings.WarningMessage]
+) -> None:
     def impl() -> object:
         raise RuntimeError(f"{hook} exploded")
 
     impl.__name__ = hook
     m = manager()
-    [record] = m.load_entry_points([FakeEntryPoint("raiser", lambda: module("raiser", **{hook: hookimpl(impl)}))])
+    [record] = m.load_entry_points(
+        [FakeEntryPoint("raiser", lambda: module("raiser", **{hook: hookimpl(impl)}))]
+    )
     assert record.status == "failed"
-    assert record.error == f"registration failed: RuntimeError: {hook} exploded"
+    assert record.error is not None and record.error.startswith(
+        f"registration failed: RuntimeError: {hook} exploded (at {HERE}:"
+    )
     assert impl_plugins(m, hook) == []
     assert m.hooks.tools() == {}
 
@@ -203,8 +256,16 @@ def test_raising_inside_a_registration_hook_is_refused(hook: str, caught: list[w
     [
         ("harness_tools", ["not a tool"], "harness_tools must return a sequence of HarnessTool"),
         ("harness_adapters", ["claude"], "harness_adapters must return a mapping"),
-        ("harness_adapters", {"claude": "not callable"}, "must map a harness id to a callable factory"),
-        ("harness_cli_commands", [print], "harness_cli_commands must return a sequence of click.Command"),
+        (
+            "harness_adapters",
+            {"claude": "not callable"},
+            "must map a harness id to a callable factory",
+        ),
+        (
+            "harness_cli_commands",
+            [print],
+            "harness_cli_commands must return a sequence of click.Command",
+        ),
     ],
 )
 def test_registration_hooks_returning_the_wrong_shape_are_refused(
@@ -215,7 +276,9 @@ def test_registration_hooks_returning_the_wrong_shape_are_refused(
 
     impl.__name__ = hook
     m = manager()
-    [record] = m.load_entry_points([FakeEntryPoint("shape", lambda: module("shape", **{hook: hookimpl(impl)}))])
+    [record] = m.load_entry_points(
+        [FakeEntryPoint("shape", lambda: module("shape", **{hook: hookimpl(impl)}))]
+    )
     assert record.status == "failed"
     assert fragment in (record.error or "")
 
@@ -229,7 +292,9 @@ class _SideEffectPolicy:
         return ApprovalDecision(ApprovalStatus.DENIED, "left behind by a broken plugin")
 
 
-def test_side_effect_registrations_of_a_failing_plugin_are_rolled_back(caught: list[warnings.WarningMessage]) -> None:
+def test_side_effect_registrations_of_a_failing_plugin_are_rolled_back(
+    caught: list[warnings.WarningMessage],
+) -> None:
     m = manager()
     extra = _SideEffectPolicy()
 
@@ -252,7 +317,9 @@ def test_side_effect_registrations_of_a_failing_plugin_are_rolled_back(caught: l
     assert sorted(impl_plugins(m, "harness_approve_call")) == ["permission-mode", "tool-approval"]
 
 
-def test_a_plugin_whose_second_hook_fails_validation_leaves_no_first_hook(caught: list[warnings.WarningMessage]) -> None:
+def test_a_plugin_whose_second_hook_fails_validation_leaves_no_first_hook(
+    caught: list[warnings.WarningMessage],
+) -> None:
     class HalfValid:
         # pluggy registers harness_approve_call, then rejects harness_declare_builtins.
         @hookimpl
@@ -287,7 +354,9 @@ def test_a_class_entry_point_registers_an_instance() -> None:
     assert list(m.hooks.tools()) == ["from-class"]
 
 
-def test_a_class_that_cannot_be_instantiated_is_a_failure(caught: list[warnings.WarningMessage]) -> None:
+def test_a_class_that_cannot_be_instantiated_is_a_failure(
+    caught: list[warnings.WarningMessage],
+) -> None:
     class NeedsArgs:
         def __init__(self, setting: str) -> None:
             self.setting = setting
@@ -310,7 +379,10 @@ def test_strict_mode_raises_on_the_first_failure_naming_plugin_and_distribution(
         m.load_entry_points([broken, never])
     assert info.value.plugin == "broken"
     assert info.value.distribution == "broken-dist 0.3"
-    assert "plugin 'broken' from distribution broken-dist 0.3: import failed: ImportError: boom" in str(info.value)
+    assert (
+        "plugin 'broken' from distribution broken-dist 0.3: import failed: ImportError: boom"
+        in str(info.value)
+    )
     assert never.loads == 0
 
 
@@ -321,7 +393,9 @@ def test_strict_mode_still_rolls_back() -> None:
 
     m = manager({"HARNESS_STRICT_PLUGINS": "true"})
     with pytest.raises(PluginLoadError, match="registration failed: RuntimeError: nope"):
-        m.load_entry_points([FakeEntryPoint("strict", lambda: module("strict", harness_tools=harness_tools))])
+        m.load_entry_points(
+            [FakeEntryPoint("strict", lambda: module("strict", harness_tools=harness_tools))]
+        )
     assert m.pm.get_plugin("strict") is None
 
 
@@ -335,7 +409,9 @@ def test_strict_mode_applies_to_in_memory_registration() -> None:
         m.register(module("mem", harness_foo=harness_foo), "mem")
 
 
-def test_in_memory_registration_is_validated_and_rolled_back(caught: list[warnings.WarningMessage]) -> None:
+def test_in_memory_registration_is_validated_and_rolled_back(
+    caught: list[warnings.WarningMessage],
+) -> None:
     class Half:
         @hookimpl
         def harness_approve_call(self, call: ToolCall) -> None:
@@ -347,7 +423,8 @@ def test_in_memory_registration_is_validated_and_rolled_back(caught: list[warnin
 
     m = manager()
     record = m.register(Half(), "half")
-    assert (record.status, record.error) == ("failed", "registration failed: RuntimeError: not today")
+    assert record.status == "failed" and record.error is not None
+    assert record.error.startswith(f"registration failed: RuntimeError: not today (at {HERE}:")
     assert m.pm.get_plugin("half") is None
     assert "half" not in impl_plugins(m, "harness_approve_call")
     assert [w for w in plugin_warnings(caught) if "plugin 'half'" in w]
@@ -378,14 +455,20 @@ def test_core_defaults_are_named_plugins() -> None:
         assert isinstance(m.pm.get_plugin(name), cls)
         record = m.record(name)
         assert record is not None
-        assert (record.kind, record.status, record.distribution) == ("core", "loaded", "harness-agent-core")
+        assert (record.kind, record.status, record.distribution) == (
+            "core",
+            "loaded",
+            "harness-agent-core",
+        )
     assert set(CORE_PLUGINS) == set(expected)
 
 
 def test_core_defaults_can_be_disabled() -> None:
     m = manager({"HARNESS_DISABLE_PLUGINS": "permission-mode"})
     assert m.pm.get_plugin("permission-mode") is None
-    assert m.record("permission-mode") is not None and m.record("permission-mode").status == "disabled"  # type: ignore[union-attr]
+    assert (
+        m.record("permission-mode") is not None and m.record("permission-mode").status == "disabled"
+    )  # type: ignore[union-attr]
     bash = BuiltinTool(name="bash", native_name="Bash", kind=ToolKind.BASH)
     call = ToolCall(tool_call_id="1", tool_name="bash", provider_executed=True)
     context = ApprovalContext(harness_id="x", tool=bash, permission_mode=PermissionMode.ALLOW_READS)
@@ -421,10 +504,14 @@ def test_a_failed_plugin_is_retried_and_can_recover(caught: list[warnings.Warnin
     assert impl_plugins(m, "harness_tools") == ["flaky"]
 
 
-def test_two_entry_points_for_one_module_fail_the_second(caught: list[warnings.WarningMessage]) -> None:
+def test_two_entry_points_for_one_module_fail_the_second(
+    caught: list[warnings.WarningMessage],
+) -> None:
     shared = good_module("shared")
     m = manager()
-    records = m.load_entry_points([FakeEntryPoint("one", lambda: shared), FakeEntryPoint("two", lambda: shared)])
+    records = m.load_entry_points(
+        [FakeEntryPoint("one", lambda: shared), FakeEntryPoint("two", lambda: shared)]
+    )
     assert [r.status for r in records] == ["loaded", "failed"]
     assert impl_plugins(m, "harness_tools") == ["one"]
 
@@ -456,7 +543,9 @@ def test_kind_is_derived_from_the_hooks() -> None:
 
 def test_record_json_shape() -> None:
     m = manager()
-    record = m.register(good_module(), "pack", distribution="pack-dist", version="2.0", value="pack.plugin")
+    record = m.register(
+        good_module(), "pack", distribution="pack-dist", version="2.0", value="pack.plugin"
+    )
     assert record.to_json() == {
         "name": "pack",
         "distribution": "pack-dist",
@@ -469,7 +558,9 @@ def test_record_json_shape() -> None:
     }
 
 
-def test_the_process_wide_manager_is_published_before_discovery(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_process_wide_manager_is_published_before_discovery(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     seen: list[HarnessPluginManager] = []
 
     def load() -> object:
@@ -485,3 +576,47 @@ def test_the_process_wide_manager_is_published_before_discovery(monkeypatch: pyt
     assert plugins_module.get_plugin_manager() is default
     assert list(default.hooks.tools()) == ["echo"]
     plugins_module.reset_plugin_manager()
+
+
+# -- bad returns are named (issue 16, item 16) -------------------------------------------------
+
+
+class _Opaque:
+    def __repr__(self) -> str:
+        return "<Opaque thing 42>"
+
+
+def test_a_non_tool_from_harness_tools_is_named_with_the_plugin(caught: list[warnings.WarningMessage]) -> None:
+    @hookimpl
+    def harness_tools() -> object:
+        return [_Opaque()]
+
+    m = manager()
+    [record] = m.load_entry_points([FakeEntryPoint("opaque-pack", lambda: module("opaque-pack",
+                                                                               harness_tools=harness_tools))])
+    assert record.status == "failed"
+    assert "_Opaque <Opaque thing 42>" in (record.error or "")
+    [warning] = [str(w.message) for w in caught if "opaque-pack" in str(w.message)]
+    assert "skipped plugin 'opaque-pack'" in warning and "<Opaque thing 42>" in warning
+
+
+def test_a_tool_whose_execute_is_not_callable_fails_discovery(caught: list[warnings.WarningMessage]) -> None:
+    import attrs
+
+    from harness_core import define_harness_tool
+
+    good = define_harness_tool(name="fine", description="d", input={"type": "object"}, execute=lambda v, c: "ok")
+    with pytest.raises(TypeError, match="execute"):
+        attrs.evolve(good, execute="not callable")
+    broken = attrs.evolve(good)
+    object.__setattr__(broken, "execute", "not callable")  # past the attrs validator
+
+    @hookimpl
+    def harness_tools() -> object:
+        return [broken]
+
+    m = manager()
+    [record] = m.load_entry_points([FakeEntryPoint("evolved", lambda: module("evolved", harness_tools=harness_tools))])
+    assert record.status == "failed"
+    assert "tool 'fine': its execute is not callable: str 'not callable'" in (record.error or "")
+    assert m.hooks.tools() == {}

@@ -199,6 +199,9 @@ class CarelessSandbox:
                           env: Any = None) -> Any:
         return await self.inner.run_command(command, timeout=timeout, env=env)
 
+    async def spawn(self, command: str | list[str], *, env: Any = None) -> Any:
+        return await self.inner.spawn(command, env=env)
+
     async def stop(self) -> None:
         self.stopped = True
         await self.inner.stop()

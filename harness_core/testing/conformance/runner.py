@@ -15,6 +15,7 @@ import pytest
 
 from harness_core.agent.harness_agent import HarnessAgent
 from harness_core.agent.session import HarnessSession
+from harness_core.capabilities import capabilities_of
 from harness_core.testing.conformance.checks import check_contract
 from harness_core.testing.conformance.fixtures import agent_kwargs_from_spec, load_factory
 from harness_core.testing.conformance.scenario import Scenario, ScenarioCall
@@ -75,6 +76,10 @@ async def scenario_run(suite: SuiteSettings, scenario: Scenario, workspace: Path
             if "builtin-filtering" in requires and not (
                     adapter.supports_builtin_filtering or adapter.supports_builtin_approvals):
                 pytest.skip(f"harness {adapter.harness_id!r} can filter built-ins neither natively nor by approvals")
+            caps = capabilities_of(adapter)
+            for name in sorted(requires - {"builtin-approvals", "builtin-filtering"}):
+                if not caps.supports(name):  # an optional capability section (conformance/features.py)
+                    pytest.skip(f"harness {adapter.harness_id!r} does not support {name}: {caps[name].detail}")
         target = factory(env, workspace, agent_kwargs_from_spec(spec or {}, workspace))
         session = await target.agent.create_session(**dict(target.session_kwargs))
         try:

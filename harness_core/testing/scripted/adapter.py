@@ -49,6 +49,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness_core.adapter import PromptRequest, StartRequest
+from harness_core.capabilities import Capability, CapabilitySupport, supported, unsupported
 from harness_core.errors import HarnessCapabilityUnsupportedError
 from harness_core.hook_contexts import ProjectionContext
 from harness_core.hookspecs import hookimpl
@@ -104,6 +105,16 @@ class ScriptedAdapter:
         self.supports_builtin_filtering = supports_builtin_filtering
         self.supports_suspend = supports_suspend
         self.supports_compaction = supports_compaction
+        self.capabilities: dict[Capability, CapabilitySupport] = {
+            Capability.STRUCTURED_OUTPUT: supported("the script's last step says the JSON answer (the prompt's "
+                                                    "output_schema is recorded in `prompts`)"),
+            Capability.STOP_CONDITIONS: supported("evaluated by the core after each finished step"),
+            Capability.PLAN_MODE: unsupported("the scripted runtime has no read-only mode"),
+            Capability.COMPACTION: supported() if supports_compaction else unsupported("supports_compaction=False"),
+            Capability.CROSS_PROCESS_CONTINUATION: (supported() if supports_suspend
+                                                    else unsupported("supports_suspend=False")),
+        }
+        """The capability declarations (:mod:`harness_core.capabilities`)."""
         self.declared_builtins: list[BuiltinTool] = list(builtins) if builtins is not None else default_builtins()
         self.workspace = Path(workspace) if workspace is not None else None
         self.host_tool_prefix = host_tool_prefix

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness_core import StartRequest, require_path_sandbox
+from harness_core import StartRequest
 
+from ._capabilities import CAPABILITIES
 from ._session import AcpSession
-from ._settings import HARNESS_ID, AcpSettings
+from ._settings import HARNESS_ID, HOST_PREFIX, AcpSettings
 
 __all__ = ["AcpAdapter", "acp"]
 
@@ -26,6 +27,10 @@ class AcpAdapter:
 
     harness_id: str = HARNESS_ID
     supports_builtin_filtering: bool = False
+    host_tool_prefix: str = HOST_PREFIX
+    """Host tools reach the runtime as ``mcp__harness__<name>`` (the core keeps the
+    prefixed name within the provider's 64 characters)."""
+    capabilities = CAPABILITIES
 
     def __init__(self, settings: AcpSettings) -> None:
         self.settings = settings
@@ -39,9 +44,11 @@ class AcpAdapter:
         Raises:
             HarnessConfigurationError: the agent cannot be started.
             HarnessCapabilityUnsupportedError: host tools on an agent that ignores MCP
-                servers, resuming without ``session/load``, continuing in another process.
+                servers, resuming without ``session/load``, continuing in another process; a
+                sandbox without runtime confinement, or one without network when the model
+                endpoint is not a loopback ``base_url`` (the agent runs wholly inside the
+                sandbox: :mod:`harness_acp._confine`).
         """
-        require_path_sandbox(self.harness_id, request.sandbox)  # never run unconfined silently
         session = AcpSession(self.settings, request)
         try:
             await session.open()

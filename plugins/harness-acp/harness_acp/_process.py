@@ -51,8 +51,9 @@ class AgentProcess:
     """
 
     def __init__(self, process: asyncio.subprocess.Process, conn: ClientSideConnection,
-                 stderr: Callable[[str], None] | None) -> None:
+                 stderr: Callable[[str], None] | None, on_exit: Callable[[], None] | None = None) -> None:
         self._process = process
+        self._on_exit = on_exit
         self.conn = conn
         self.pid = process.pid
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=20)
@@ -63,8 +64,12 @@ class AgentProcess:
 
     @classmethod
     async def spawn(cls, argv: tuple[str, ...], env: Mapping[str, str], cwd: Path, client: Any,
-                    stderr: Callable[[str], None] | None = None) -> AgentProcess:
+                    stderr: Callable[[str], None] | None = None,
+                    on_exit: Callable[[], None] | None = None) -> AgentProcess:
         """Start ``argv`` in a new process group and connect an ACP client to its stdio.
+
+        ``on_exit`` runs once the agent has exited (or could not be started): it releases
+        what the launch holds on the host (a sandbox's loopback bridge).
 
         Raises:
             AgentStartError: the executable cannot be started.
@@ -77,10 +82,12 @@ class AgentProcess:
                 stderr=asyncio.subprocess.PIPE, env=dict(env), cwd=str(cwd), start_new_session=True, limit=_BUFFER,
             )
         except OSError as error:
+            if on_exit is not None:
+                on_exit()
             raise AgentStartError(f"cannot start the ACP agent {argv[0]!r}: {error}") from error
         assert process.stdin is not None and process.stdout is not None
         conn = acp.connect_to_agent(client, process.stdin, process.stdout)
-        return cls(process, conn, stderr)
+        return cls(process, conn, stderr, on_exit)
 
     @property
     def running(self) -> bool:
@@ -109,6 +116,8 @@ class AgentProcess:
         # whatever the agent left running in its group (tool commands, MCP servers) goes too
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.pid, signal.SIGKILL)
+        if self._on_exit is not None:
+            self._on_exit()
         self.exited.set()
 
     def describe_exit(self) -> str:

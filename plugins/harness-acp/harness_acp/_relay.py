@@ -33,7 +33,7 @@ from typing import Any, Final
 
 from harness_core import TEXT_ONLY, HostToolSpec, ToolOutput, content_items, render_content
 
-__all__ = ["RELAY_ADDRESS_ENV", "RELAY_TOKEN_ENV", "HostCallHandler", "RelayChannel"]
+__all__ = ["RELAY_ADDRESS_ENV", "RELAY_TOKEN_ENV", "HostCallHandler", "RelayChannel", "acp_mcp_server", "relay_reply"]
 
 RELAY_ADDRESS_ENV: Final = "HARNESS_ACP_RELAY_ADDRESS"
 RELAY_TOKEN_ENV: Final = "HARNESS_ACP_RELAY_TOKEN"
@@ -128,3 +128,14 @@ def relay_reply(output: ToolOutput, accepts: frozenset[str]) -> dict[str, Any]:
     items = [{"type": "image", "data": item.data, "mimeType": item.media_type} if item.kind == "image"
              else {"type": "text", "text": item.text or ""} for item in rendered.items]
     return {"content": rendered.text, "isError": output.is_error, "items": items}
+
+
+def acp_mcp_server(name: str, config: dict[str, Any]) -> Any:
+    """A ``session/new`` MCP server entry (``McpServerHttp`` / ``McpServerStdio``) for ``config``."""
+    from acp.schema import EnvVariable, HttpHeader, McpServerHttp, McpServerStdio
+
+    if config.get("type") == "http":
+        headers = [HttpHeader(name=k, value=v) for k, v in config.get("headers", {}).items()]
+        return McpServerHttp(type="http", name=name, url=config["url"], headers=headers)
+    env = [EnvVariable(name=k, value=v) for k, v in config.get("env", {}).items()]
+    return McpServerStdio(name=name, command=config["command"], args=list(config.get("args", [])), env=env)

@@ -1,12 +1,11 @@
 """A harness session over one ACP agent process: one :class:`~harness_core.AdapterSession`.
 
-The session spawns the agent (in its own process group), ``initialize``\\ s it
-(advertising ``fs.readTextFile`` / ``fs.writeTextFile``, no terminal), opens the ACP
-session with ``session/new`` (``cwd`` and MCP servers: the user's plus the host-tool
-relay) or ``session/load`` when resuming, and sets the session mode a
-``permission_mode_mapping`` entry asks for. Turns are ``session/prompt`` requests; a dead
-agent is restarted at the next prompt, loading the same ACP session when the agent
-supports ``session/load``.
+The session spawns the agent (in its own process group; wholly inside an OS sandbox when the
+session has one: :mod:`harness_acp._confine`), ``initialize``\\ s it (``fs.readTextFile`` /
+``fs.writeTextFile``, no terminal), opens the ACP session with ``session/new`` (``cwd``, the
+user's MCP servers plus the host-tool relay) or ``session/load`` when resuming, and sets the
+session mode a ``permission_mode_mapping`` entry asks for. Turns are ``session/prompt``
+requests; a dead agent is restarted at the next prompt (``session/load`` when supported).
 """
 
 from __future__ import annotations
@@ -28,13 +27,15 @@ from harness_core import (
     StartRequest,
     ToolOutput,
     TurnStateError,
+    runtime_confinement,
 )
 
 from ._client import AcpClient
+from ._confine import check_reachable, confined_agent
 from ._fs import WorkspaceFiles
 from ._process import AgentProcess, AgentStartError
 from ._profiles import LaunchRequest, isolated_environ, result_content
-from ._relay import RelayChannel
+from ._relay import RelayChannel, acp_mcp_server
 from ._settings import HARNESS_ID, HOST_SERVER, AcpSettings
 from ._turn import AcpTurn, permission_response
 
@@ -49,16 +50,6 @@ def _unwrap(state: object) -> dict[str, Any]:
     if not isinstance(state, dict) or not isinstance(state.get(_STATE_KEY), str):
         raise HarnessConfigurationError(f"acp: unreadable resume state (expected {{{_STATE_KEY!r}: ...}})")
     return state
-
-
-def _mcp_entry(name: str, config: dict[str, Any]) -> Any:
-    from acp.schema import EnvVariable, HttpHeader, McpServerHttp, McpServerStdio
-
-    if config.get("type") == "http":
-        headers = [HttpHeader(name=k, value=v) for k, v in config.get("headers", {}).items()]
-        return McpServerHttp(type="http", name=name, url=config["url"], headers=headers)
-    env = [EnvVariable(name=k, value=v) for k, v in config.get("env", {}).items()]
-    return McpServerStdio(name=name, command=config["command"], args=list(config.get("args", [])), env=env)
 
 
 class AcpSession:
@@ -76,6 +67,8 @@ class AcpSession:
 
     def __init__(self, settings: AcpSettings, request: StartRequest) -> None:
         self._settings = settings
+        self._confinement = runtime_confinement(HARNESS_ID, request.sandbox)  # never run unconfined silently
+        check_reachable(self._confinement, settings)
         self.session_id = request.session_id
         self.label = settings.name
         self.builtin_approvals = request.builtin_approvals
@@ -183,8 +176,11 @@ class AcpSession:
         launch = profile.launch(launch_request) if profile is not None else None
         argv = launch.argv if launch is not None else settings.command
         env = isolated_environ(launch, settings.env) if launch is not None else {**os.environ, **settings.env}
+        argv, release = confined_agent(self._confinement, argv, env, settings, self._scratch,  # inside the OS sandbox
+                                       self._relay.address if self._relay is not None else None)
         try:
-            self._process = await AgentProcess.spawn(argv, env, self.cwd, AcpClient(self), settings.stderr)
+            self._process = await AgentProcess.spawn(argv, env, self.cwd, AcpClient(self), settings.stderr,
+                                                     on_exit=release)
         except AgentStartError as error:
             raise HarnessConfigurationError(str(error)) from error
         self._watcher = asyncio.ensure_future(self._watch(self._process))
@@ -195,7 +191,7 @@ class AcpSession:
             client_info=Implementation(name="harness-acp", version="0.1.0"),
         )
         self._agent_caps = init.agent_capabilities
-        servers = [_mcp_entry(name, config) for name, config in configs.items()]
+        servers = [acp_mcp_server(name, config) for name, config in configs.items()]
         http = getattr(getattr(self._agent_caps, "mcp_capabilities", None), "http", False)
         in_config = profile is not None and not profile.honours_mcp_servers
         if any(s.get("type") == "http" for s in settings.mcp_servers.values()) and not http and not in_config:
@@ -228,7 +224,6 @@ class AcpSession:
                     f"permission_mode_mapping maps it to session mode {mapped!r}, which the session does not offer "
                     f"(offered: {', '.join(sorted(available)) or 'none'})")
             await self.conn.set_session_mode(session_id=self.acp_session_id, mode_id=mapped)
-
 
     async def _watch(self, process: AgentProcess) -> None:
         await process.exited.wait()

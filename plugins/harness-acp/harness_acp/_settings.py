@@ -14,6 +14,7 @@ from harness_core import (
     HarnessConfigurationError,
     McpHttpServer,
     PermissionMode,
+    describe_unknown_names,
     parse_mcp_servers,
 )
 
@@ -157,9 +158,7 @@ class AcpSettings:
         """
         unknown = sorted(set(settings) - set(_KNOWN))
         if unknown:
-            raise HarnessConfigurationError(
-                f"acp(): unknown setting(s) {', '.join(map(repr, unknown))}; known settings are {', '.join(sorted(_KNOWN))}"
-            )
+            raise HarnessConfigurationError(describe_unknown_names("acp()", "setting", unknown, _KNOWN))
         agent = settings.get("agent")
         profile: AgentProfile | None = None
         if agent is not None:

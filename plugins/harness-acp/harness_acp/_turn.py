@@ -28,6 +28,7 @@ from harness_core import (
     BuiltinApprovalRequest,
     FinishReason,
     HostToolCall,
+    PendingRequest,
     ToolCall,
     ToolOutput,
     TurnEnd,
@@ -64,6 +65,7 @@ _ids = itertools.count(1)
 class _Waiter:
     call_id: str
     options: list[Any] = attrs.field(factory=list)
+    request: ToolCall | None = None
     event: asyncio.Event = attrs.field(factory=asyncio.Event)
     approved: bool = False
     reason: str | None = None
@@ -182,8 +184,9 @@ class AcpTurn:
             return permission_response(options, True)
         call_id, identity, tool_input = self.tracker.claim_for_approval(tool_call)
         approval_id = f"acp-approval-{call_id}"
-        waiter = self._approvals[approval_id] = _Waiter(call_id, options)
-        self._push("control", BuiltinApprovalRequest(approval_id, to_tool_call(call_id, identity, tool_input)))
+        call = to_tool_call(call_id, identity, tool_input)
+        waiter = self._approvals[approval_id] = _Waiter(call_id, options, call)
+        self._push("control", BuiltinApprovalRequest(approval_id, call))
         await waiter.event.wait()
         if not waiter.approved:
             self.tracker.mark_denied(call_id)
@@ -196,9 +199,9 @@ class AcpTurn:
         if self.done:
             return ToolOutput("No turn is running; the host tool call was refused.", is_error=True)
         call_id = await self._host_call_id(tool_name)
-        waiter = self._host_waiters[call_id] = _Waiter(call_id)
         call = ToolCall(tool_call_id=call_id, tool_name=tool_name, input=arguments,
                         native_tool_name=f"mcp__{self._session.host_server}__{tool_name}")
+        waiter = self._host_waiters[call_id] = _Waiter(call_id, request=call)
         self._push("control", HostToolCall(call))
         await waiter.event.wait()
         return waiter.output or ToolOutput(waiter.reason or "the turn ended", is_error=True)
@@ -212,6 +215,14 @@ class AcpTurn:
                 return call_id
             await asyncio.sleep(0.05)
         return f"acp-host-{next(_ids)}"
+
+    def pending_requests(self) -> list[PendingRequest]:
+        """The agent's open requests as it sent them (``session/request_permission``, relayed
+        host calls). Same process only: an ACP turn cannot be suspended (docs/acp.md)."""
+        return [*(PendingRequest(kind="approval", call=w.request, approval_id=key)
+                  for key, w in self._approvals.items() if w.request is not None and not w.event.is_set()),
+                *(PendingRequest(kind="tool-result", call=w.request)
+                  for w in self._host_waiters.values() if w.request is not None and not w.event.is_set())]
 
     # -- AdapterTurn -----------------------------------------------------------------------
 

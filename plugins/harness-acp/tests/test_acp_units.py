@@ -33,7 +33,7 @@ def test_defaults_to_codex_acp_and_takes_any_command() -> None:
 
 
 @pytest.mark.parametrize(("settings", "message"), [
-    ({"colour": "blue"}, "unknown setting(s) 'colour'"),
+    ({"colour": "blue"}, "unknown setting 'colour'"),
     ({"agent": "gemini"}, "unknown agent profile 'gemini'"),
     ({"command": []}, "acp(command=...)"),
     ({"env": {"A": 1}}, "bad keys: 'A'"),

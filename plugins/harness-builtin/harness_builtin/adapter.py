@@ -34,6 +34,7 @@ from .settings import (
     tool_settings_from,
 )
 from .tools import BUILTIN_KINDS, BUILTIN_TOOLS
+from .turn_features import CAPABILITIES
 
 __all__ = ["HARNESS_ID", "BuiltinAdapter", "create_builtin_adapter"]
 
@@ -65,6 +66,7 @@ class BuiltinAdapter:
     harness_id = HARNESS_ID
     supports_builtin_approvals = True
     supports_builtin_filtering = True
+    capabilities = CAPABILITIES
 
     def __init__(
         self,

@@ -31,6 +31,7 @@ from .offer import ToolOffer
 from .repair import CallProblem, RawCall, check_call, repair_note
 from .state import CallState, PendingStep
 from .streaming import ModelResponse, ResponseStreamer
+from .turn_features import FINAL_ANSWER, FinalAnswerText
 
 __all__ = ["ModelStep", "StepResult"]
 
@@ -88,8 +89,9 @@ class ModelStep:
                 yield notice
         yield StartStepPart()
         response = ModelResponse()
+        final_text = FinalAnswerText()
         async for part in self._streamer.stream(request, response, builtin_names=offer.runtime_names):
-            yield part
+            yield final_text.project(part)
         done = response.done
         assert done is not None
         conversation.add_usage(done.usage)
@@ -101,6 +103,12 @@ class ModelStep:
             return
         counters.repairs = 0
         counters.repair_mode = False
+        answer = next((raw for raw, _ in checked if raw.name == FINAL_ANSWER), None)
+        if answer is not None:  # structured output: the answer ends the turn (turn_features.py)
+            conversation.append(AssistantMessage(text=answer.arguments, reasoning=tuple(response.reasoning)))
+            yield FinishStepPart(finish_reason="stop", usage=done.usage)
+            result.end = [turn_end(counters, "stop")]
+            return
         conversation.append(AssistantMessage(
             text=response.text,
             reasoning=tuple(response.reasoning),
@@ -116,8 +124,9 @@ class ModelStep:
     def _check(self, response: ModelResponse, offered: list[str]) -> tuple[list[tuple[RawCall, Any]], list[CallProblem]]:
         """The response's usable calls with their validated input, and its problems."""
         offer = self._offer
-        # Inactive built-ins are not offered, but a call to one is refused, not repaired.
-        inactive = offer.inactive()
+        # Inactive built-ins and host tools are not offered, but a call to one is refused
+        # (a built-in here, a host tool by the core), not repaired.
+        inactive = [*offer.inactive(), *offer.withheld()]
         host_schemas = offer.checked_schemas()
         checked: list[tuple[RawCall, Any]] = []
         problems: list[CallProblem] = []

@@ -24,6 +24,7 @@ from harness_core import (
 from .mcp_tools import McpToolbox
 from .models.base import ToolSpec
 from .prompt import system_prompt
+from .turn_features import TurnFeatures
 from .workspace import Workspace
 
 __all__ = ["ToolOffer"]
@@ -38,6 +39,7 @@ class ToolOffer:
         builtin_filter: the host's filter of active built-ins (None: all are active).
         host_tools: the host tools of the start request.
         workspace: the workspace whose root the system prompt names.
+        withheld: the host's inactive host tools (``StartRequest.withheld_host_tools``).
         instructions: the adapter's and the start request's instructions (appended to the
             system prompt in this order, then the current prompt's).
         mcp: the session's MCP tools (their connected servers' tools are offered after the
@@ -55,6 +57,7 @@ class ToolOffer:
         builtin_filter: BuiltinFilter | None,
         host_tools: Sequence[HostToolSpec],
         workspace: Workspace,
+        withheld: frozenset[str] = frozenset(),
         instructions: Sequence[str | None] = (),
         mcp: McpToolbox | None = None,
     ) -> None:
@@ -68,6 +71,8 @@ class ToolOffer:
         self._prompt_instructions: str | None = None
         self._system: str | None = None
         self._mcp = mcp
+        self._withheld = withheld
+        self._features = TurnFeatures()
         self._set_host_tools(host_tools)
 
     def _set_host_tools(self, specs: Sequence[HostToolSpec]) -> None:
@@ -80,9 +85,10 @@ class ToolOffer:
         self._host_tools = tuple(specs)
         self._system = None
 
-    def set_prompt(self, host_tools: Sequence[HostToolSpec], instructions: str | None) -> None:
-        """Take a prompt's host tools (when it has some; otherwise the previous ones stay)
-        and its instructions (replacing the previous prompt's).
+    def set_prompt(self, host_tools: Sequence[HostToolSpec], instructions: str | None,
+                   features: TurnFeatures | None = None) -> None:
+        """Take a prompt's host tools (when it has some; otherwise the previous ones stay),
+        its instructions and its structured output / plan mode (replacing the previous prompt's).
 
         Raises:
             HarnessConfigurationError: a host tool has a built-in's name.
@@ -90,7 +96,13 @@ class ToolOffer:
         if host_tools:
             self._set_host_tools(host_tools)
         self._prompt_instructions = instructions
+        self._features = features or TurnFeatures()
         self._system = None
+
+    @property
+    def features(self) -> TurnFeatures:
+        """The current prompt's structured output and mode (:mod:`~harness_builtin.turn_features`)."""
+        return self._features
 
     @property
     def tools(self) -> Mapping[str, HarnessTool]:
@@ -137,6 +149,11 @@ class ToolOffer:
         names = [name for name in self._specs if not self.allows(name)]
         return names + [name for name in self._mcp_known() if not self.allows(name)]
 
+    def withheld(self) -> frozenset[str]:
+        """The host's inactive host tools: not offered; a call to one still goes to the
+        core (which denies it), not to a repair."""
+        return self._withheld - {spec.name for spec in self._host_tools}
+
     def read_only_names(self) -> frozenset[str]:
         """The active read-only built-ins and the read-only host tools."""
         host = {spec.name for spec in self._host_tools if spec.read_only}
@@ -150,24 +167,28 @@ class ToolOffer:
     def checked_schemas(self) -> dict[str, Any]:
         """The JSON Schemas calls are checked against: the host tools' and the MCP tools'."""
         mcp = {name: dict(tool.input_schema) for name, tool in self.mcp_tools().items()}
-        return {**mcp, **self.host_schemas()}
+        return {**mcp, **self.host_schemas(), **self._features.schemas()}
 
     def offered(self, *, repair_mode: bool) -> list[ToolSpec]:
         """The tools offered to the model: the active built-ins then the host tools; in
-        repair mode only the read-only ones."""
+        repair mode and plan mode only the read-only ones; then ``final_answer`` (structured output)."""
         specs = [spec for name, spec in self._specs.items() if self.allows(name)]
         specs.extend(ToolSpec(name, tool.description, dict(tool.input_schema))
                      for name, tool in self.mcp_tools().items() if self.allows(name))
         specs.extend(ToolSpec(t.name, t.description, dict(t.input_schema)) for t in self._host_tools)
-        if repair_mode:
+        if repair_mode or self._features.plan:
             read_only = self.read_only_names()
             specs = [spec for spec in specs if spec.name in read_only]
-        return specs
+        final = self._features.final_answer_spec()
+        return specs if final is None else [*specs, final]
 
     def system(self) -> str:
         """The system prompt for the current prompt (built once per prompt)."""
         if self._system is None:
             names = [n for n in self._tools if self.allows(n)] + [t.name for t in self._host_tools]
             names += [n for n in self.mcp_tools() if self.allows(n)]
-            self._system = system_prompt(self._workspace.root, names, [*self._instructions, self._prompt_instructions])
+            if self._features.plan:
+                names = [n for n in names if n in self.read_only_names()]
+            self._system = system_prompt(self._workspace.root, names, [*self._instructions, self._prompt_instructions,
+                                                                      *self._features.instructions()])
         return self._system

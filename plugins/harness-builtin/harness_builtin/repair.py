@@ -42,9 +42,27 @@ class CallProblem:
     problem: str
 
 
+_VALIDATORS: dict[int, tuple[Mapping[str, Any], jsonschema.Draft202012Validator]] = {}
+"""Compiled validators by ``id(schema)``, each kept with its schema (so an id is never reused)."""
+_MAX_VALIDATORS = 256
+
+
+def _validator(schema: Mapping[str, Any]) -> jsonschema.Draft202012Validator:
+    """The validator of ``schema``, compiled once per schema object (a session's host tool
+    schemas are the same objects on every call)."""
+    entry = _VALIDATORS.get(id(schema))
+    if entry is not None and entry[0] is schema:
+        return entry[1]
+    if len(_VALIDATORS) >= _MAX_VALIDATORS:
+        _VALIDATORS.clear()
+    validator = jsonschema.Draft202012Validator(schema)
+    _VALIDATORS[id(schema)] = (schema, validator)
+    return validator
+
+
 def _validate_host(schema: Mapping[str, Any], arguments: dict[str, Any]) -> list[str]:
     try:
-        validator = jsonschema.Draft202012Validator(schema)
+        validator = _validator(schema)
         errors = sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
     except jsonschema.SchemaError:
         return []

@@ -30,6 +30,7 @@ from .rich_results import client_accepts
 from .settings import ToolSettings, TurnLimits
 from .state import load_state
 from .turn import BuiltinTurn
+from .turn_features import TurnFeatures
 from .workspace import Workspace
 
 __all__ = ["BuiltinSession"]
@@ -85,7 +86,7 @@ class BuiltinSession:
         self.detect_file_changes = detect_file_changes
         self._offer = ToolOffer(
             tools=self.tools, read_only=read_only, builtin_filter=request.builtin_filter,
-            host_tools=request.host_tools, workspace=self.workspace,
+            host_tools=request.host_tools, withheld=request.withheld_host_tools, workspace=self.workspace,
             instructions=[instructions, request.instructions], mcp=mcp,
         )
         self._mcp = mcp
@@ -167,7 +168,8 @@ class BuiltinSession:
         self._check_alive()
         if self._turn is not None or self._conversation.pending is not None:
             raise TurnStateError("a turn of this built-in session is unfinished; continue or abort it first")
-        self._offer.set_prompt(request.host_tools, request.instructions)
+        self._offer.set_prompt(request.host_tools, request.instructions,
+                               TurnFeatures(output_schema=request.output_schema, mode=request.mode))
         self._conversation.reset_counters()
         return self._new_turn(prompt=request.prompt)
 

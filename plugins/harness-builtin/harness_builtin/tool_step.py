@@ -1,10 +1,10 @@
 """The tool step of a built-in turn: answering and running the pending step's calls.
 
 :meth:`ToolStep.run` announces the calls (:func:`~harness_builtin.call_parts.announce`),
-waits for the core's approval decisions (after an
-:class:`~harness_core.adapter.AwaitingAnswers`), runs the approved built-ins as one batch
-(:func:`~harness_builtin.execution.run_batch`: read-only calls in parallel), yields their
-result parts (with the ``fileChange`` parts of a ``bash`` call that changed files), waits
+runs the approved built-ins as one batch (:func:`~harness_builtin.execution.run_batch`:
+read-only calls in parallel) and, while some calls wait for the core's approval decisions
+(after an :class:`~harness_core.adapter.AwaitingAnswers`), runs each call as soon as it is
+approved (the turn has ``acts_on_each_answer``), yields their result parts (with the ``fileChange`` parts of a ``bash`` call that changed files), waits
 for the host calls' results, then records every result in the history and finishes the
 step. A suspended turn continues where it stopped: announced calls are not announced again,
 an executed batch does not run again.
@@ -12,6 +12,7 @@ an executed batch does not run again.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any
 
@@ -31,6 +32,11 @@ from .state import CallState, PendingStep
 from .tools import SETTINGS_KEY, WORKSPACE_KEY
 
 __all__ = ["ToolStep"]
+
+
+def _decided(pending: PendingStep, undecided: frozenset[str]) -> bool:
+    """True once one of the ``undecided`` calls got its decision."""
+    return any(c.status != "approval" for c in pending.calls if c.call_id in undecided)
 
 
 def _waiting(pending: PendingStep) -> bool:
@@ -74,9 +80,15 @@ class ToolStep:
             if not call.announced:
                 for event in announce(call, declarations.get(call.name)):
                     yield event
-        if any(c.status == "approval" for c in pending.calls):
+        while any(c.status == "approval" for c in pending.calls):
+            # An approved call runs at once, without waiting for the other decisions
+            # (the core reads on after each answer: ``acts_on_each_answer``).
+            await self._signals.guard(self._execute(pending))
+            for part in result_parts(pending.calls):
+                yield part
+            undecided = frozenset(c.call_id for c in pending.calls if c.status == "approval")
             yield AwaitingAnswers()
-            await self._signals.wait_until(lambda: not any(c.status == "approval" for c in pending.calls))
+            await self._signals.wait_until(functools.partial(_decided, pending, undecided))
         for call in pending.calls:
             if call.status in ("denied", "refused") and call.content is None:
                 reason = call.reason or "denied"
@@ -95,6 +107,8 @@ class ToolStep:
 
     async def _execute(self, pending: PendingStep) -> None:
         runnable = [c for c in pending.calls if c.kind == "builtin" and c.status == "approved" and c.content is None]
+        if not runnable:
+            return
         read_only = self._offer.read_only_names()
         scheduled = [ScheduledCall(c.name in read_only, self._runner(c)) for c in runnable]
         outputs = await run_batch(scheduled, concurrency=self._env.limits.tool_concurrency)

@@ -90,6 +90,10 @@ class BuiltinTurn:
         self._suspended = False
         self._history_start: int | None = None
 
+    acts_on_each_answer = True
+    """An approved call runs at once, whatever the other pending decisions
+    (:class:`harness_core.EachAnswerTurn`)."""
+
     # -- the AdapterTurn protocol -------------------------------------------------------
 
     def events(self) -> AsyncIterator[object]:

@@ -10,8 +10,9 @@ from typing import Any, Final
 
 from harness_core import HarnessConfigurationError, StartRequest
 
+from ._capabilities import CAPABILITIES
 from ._session import ClaudeCodeSession
-from ._settings import HARNESS_ID, ClaudeCodeSettings
+from ._settings import HARNESS_ID, HOST_PREFIX, ClaudeCodeSettings
 
 __all__ = ["HARNESS_ID", "ClaudeCodeAdapter", "claude_code", "find_cli"]
 
@@ -51,6 +52,10 @@ class ClaudeCodeAdapter:
     harness_id: str = HARNESS_ID
     supports_builtin_approvals: bool = True
     supports_builtin_filtering: bool = True
+    host_tool_prefix: str = HOST_PREFIX
+    """Host tools reach the runtime as ``mcp__harness__<name>`` (the core keeps the
+    prefixed name within the provider's 64 characters)."""
+    capabilities = CAPABILITIES
 
     def __init__(self, settings: ClaudeCodeSettings) -> None:
         self.settings = settings

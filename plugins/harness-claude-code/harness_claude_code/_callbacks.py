@@ -21,8 +21,10 @@ from typing import TYPE_CHECKING, Any, Final
 from harness_core import BuiltinFilter, ToolOutput
 
 from ._builtins import BY_NATIVE
+from ._plan import plan_refusal
 from ._settings import HOST_PREFIX
 from ._state import DEFAULT_DENIAL
+from ._structured import STRUCTURED_TOOL
 from ._turn import ClaudeCodeTurn
 
 if TYPE_CHECKING:
@@ -39,11 +41,16 @@ class RuntimeCallbacks:
     Args:
         current_turn: returns the session's current turn (``None`` when there is none).
         builtin_filter: the session's built-in filter, or ``None``.
+        plan_mode: returns True while the current turn is in plan mode (:mod:`._plan`).
+        bypass: the session needs no built-in approvals (plan mode then allows reads at once).
     """
 
-    def __init__(self, current_turn: Callable[[], ClaudeCodeTurn | None], builtin_filter: BuiltinFilter | None) -> None:
+    def __init__(self, current_turn: Callable[[], ClaudeCodeTurn | None], builtin_filter: BuiltinFilter | None,
+                 *, plan_mode: Callable[[], bool] = lambda: False, bypass: bool = False) -> None:
         self._current_turn = current_turn
         self._filter = builtin_filter
+        self._plan_mode = plan_mode
+        self._bypass = bypass
 
     def _live_turn(self) -> ClaudeCodeTurn | None:
         turn = self._current_turn()
@@ -61,7 +68,7 @@ class RuntimeCallbacks:
         """The permission callback (see the module docstring)."""
         from claude_agent_sdk import PermissionResultAllow, PermissionResultDeny
 
-        if tool_name.startswith(HOST_PREFIX):
+        if tool_name.startswith(HOST_PREFIX) or tool_name == STRUCTURED_TOOL:  # the answer is no action
             return PermissionResultAllow(updated_input=tool_input)
         turn = self._live_turn()
         if turn is None:
@@ -71,6 +78,13 @@ class RuntimeCallbacks:
             reason = f"The built-in tool {builtin.name!r} is not active in this session."
             turn.refuse(context.tool_use_id, tool_name, tool_input, reason)
             return PermissionResultDeny(message=reason)
+        if self._plan_mode():
+            refusal = plan_refusal(tool_name, builtin)
+            if refusal is not None:
+                turn.refuse(context.tool_use_id, tool_name, tool_input, refusal)
+                return PermissionResultDeny(message=refusal)
+            if self._bypass:
+                return PermissionResultAllow(updated_input=tool_input)
         answer = await turn.request_approval(context.tool_use_id, tool_name, tool_input)
         if answer.approved:
             return PermissionResultAllow(updated_input=tool_input)

@@ -121,6 +121,9 @@ class CallLedger:
         if not self._replay:
             return None
         original = self._view.original_id(call_id)
+        entry = self._replay.get(original)
+        if entry is not None and not self._same(entry, native_name, native_input):
+            return None  # the same id now names another call: never reuse the answer (ask the host)
         entry = self._replay.pop(original, None)
         if entry is None:
             entry_id = self._match(native_name, native_input)
@@ -136,6 +139,10 @@ class CallLedger:
             self.answered(call_id, entry.answer)
         return entry.answer
 
+    @staticmethod
+    def _same(call: PendingCall, native_name: str, native_input: Any) -> bool:
+        return call.native_name == native_name and dumps_input(call.input) == dumps_input(native_input)
+
     def _match(self, native_name: str, native_input: Any) -> str | None:
         wanted = dumps_input(native_input)
         for call_id, call in self._replay.items():
@@ -144,7 +151,8 @@ class CallLedger:
         return None
 
     def _adopt_repeat(self, call_id: str, native_name: str, native_input: Any) -> None:
-        original = call_id if call_id in self._replay else self._match(native_name, native_input)
+        same = call_id in self._replay and self._same(self._replay[call_id], native_name, native_input)
+        original = call_id if same else self._match(native_name, native_input)
         if original is None:
             return
         if original != call_id:

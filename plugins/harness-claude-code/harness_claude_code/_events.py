@@ -43,6 +43,8 @@ class TurnView:
             (their ``tool-call`` part is not repeated).
         replaying: a continued turn is re-running its interrupted model request, so tool
             input streaming is not reported (the call may be a repeat).
+        withheld_host_tools: the host's inactive host tools (never offered to the CLI); the
+            CLI refuses a call to one itself, which is reported as ``tool-output-denied``.
     """
 
     host_server: str = HOST_SERVER
@@ -54,6 +56,7 @@ class TurnView:
     aliases: dict[str, str] = attrs.field(factory=dict)
     replayed: set[str] = attrs.field(factory=set)
     replaying: bool = False
+    withheld_host_tools: frozenset[str] = frozenset()
 
     @property
     def host_prefix(self) -> str:
@@ -117,6 +120,11 @@ class ReadOnlyTurnView:
     def replaying(self) -> bool:
         """See :attr:`TurnView.replaying`."""
         return self._view.replaying
+
+    @property
+    def withheld_host_tools(self) -> frozenset[str]:
+        """See :attr:`TurnView.withheld_host_tools`."""
+        return self._view.withheld_host_tools
 
     def original_id(self, tool_use_id: str) -> str:
         """See :meth:`TurnView.original_id`."""

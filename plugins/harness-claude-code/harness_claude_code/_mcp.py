@@ -18,11 +18,12 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
-from harness_core import HostToolSpec, ToolOutput, content_items, render_content
+from harness_core import MAX_OUTPUT_CHARS, HostToolSpec, ToolOutput, content_items, render_content
 
 from ._state import ResultAnswer
 
-__all__ = ["RESULT_CONTENT", "TOOL_USE_ID_META", "HostCallHandler", "build_host_server", "mcp_blocks", "result_answer"]
+__all__ = ["INLINE_RESULT_CHARS", "RESULT_CONTENT", "RESULT_SIZE_META", "TOOL_USE_ID_META", "HostCallHandler",
+           "build_host_server", "mcp_blocks", "result_answer"]
 
 RESULT_CONTENT = frozenset({"text", "image"})
 """The rich result items Claude Code passes to its model from an MCP tool result: text and
@@ -30,6 +31,14 @@ base64 images (sent on as Anthropic ``image`` blocks); other items become placeh
 
 TOOL_USE_ID_META = "claudecode/toolUseId"
 """The ``_meta`` key under which Claude Code sends a call's ``tool_use_id``."""
+
+RESULT_SIZE_META = "anthropic/maxResultSizeChars"
+"""The tool ``_meta`` key raising the size up to which Claude Code keeps a result inline
+(over it, the model gets a "persisted output" preview instead; the default is 50,000)."""
+
+INLINE_RESULT_CHARS = MAX_OUTPUT_CHARS + 1_000
+"""Host results are cut by the core at :data:`harness_core.MAX_OUTPUT_CHARS` plus a marker:
+every one of them stays inline, as the stream shows it."""
 
 HostCallHandler = Callable[[str | None, str, dict[str, Any]], Awaitable[ToolOutput]]
 """``handler(tool_use_id, tool_name, arguments) -> ToolOutput``."""
@@ -100,6 +109,7 @@ def build_host_server(name: str, tools: Sequence[HostToolSpec], handler: HostCal
             description=spec.description,
             input_schema=dict(spec.input_schema),
             annotations=mcp_types.ToolAnnotations(read_only_hint=spec.read_only),
+            _meta={RESULT_SIZE_META: INLINE_RESULT_CHARS},
         )
         for spec in tools
     ]

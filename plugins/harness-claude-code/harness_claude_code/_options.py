@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import attrs
 
-from harness_core import BuiltinFilter
+from harness_core import MAX_OUTPUT_CHARS, BuiltinFilter
 
 from ._builtins import BUILTINS, native_names
 from ._external_mcp import disallowed_mcp
@@ -43,6 +43,9 @@ DEFAULT_ENV: Final[Mapping[str, str]] = {
     "DISABLE_ERROR_REPORTING": "1",
     "ENABLE_TOOL_SEARCH": "false",
     "MCP_TOOL_TIMEOUT": str(24 * 3600 * 1000),
+    # The CLI keeps an MCP result inline while its estimated tokens (characters / 4) stay
+    # under half of this (default 25,000): the core's 100,000-character cut then always fits.
+    "MAX_MCP_OUTPUT_TOKENS": str(MAX_OUTPUT_CHARS),
 }
 """Defaults applied before the ``env=`` setting (which overrides them)."""
 
@@ -61,6 +64,8 @@ class ProcessSpec:
         continue_interrupted: set ``CLAUDE_CODE_RESUME_INTERRUPTED_TURN=1``.
         sandbox: Claude Code ``sandbox`` settings as JSON (:mod:`._sandboxing`), applied
             after ``extra_options`` so they cannot be turned off there; ``None`` for none.
+        output_schema: the structured-output JSON Schema as JSON text (``--json-schema``), or ``None``.
+        plan: run in Claude Code's ``plan`` permission mode (it plans, edits nothing).
     """
 
     cwd: Path
@@ -71,6 +76,8 @@ class ProcessSpec:
     resume: str | None = None
     continue_interrupted: bool = False
     sandbox: str | None = None
+    output_schema: str | None = None
+    plan: bool = False
 
     def same_process(self, other: ProcessSpec) -> bool:
         """True when a process started for ``other`` can serve this spec."""
@@ -81,6 +88,8 @@ class ProcessSpec:
             and self.instructions == other.instructions
             and self.host_tool_key == other.host_tool_key
             and self.sandbox == other.sandbox
+            and self.output_schema == other.output_schema
+            and self.plan == other.plan
         )
 
 
@@ -152,7 +161,7 @@ def build_options(
         "disallowed_tools": disallowed,
         "mcp_servers": dict(mcp_servers),
         "include_partial_messages": True,
-        "permission_mode": "bypassPermissions" if spec.bypass else "default",
+        "permission_mode": "plan" if spec.plan else "bypassPermissions" if spec.bypass else "default",
         "stderr": stderr,
     }
     # snapshot=False: Claude Code otherwise keeps the system prompt recorded on a session's
@@ -177,4 +186,6 @@ def build_options(
     options.update(settings.extra_options)
     if spec.sandbox is not None:
         options["sandbox"] = json.loads(spec.sandbox)
+    if spec.output_schema is not None:
+        options["output_format"] = {"type": "json_schema", "schema": json.loads(spec.output_schema)}
     return ClaudeAgentOptions(**options)

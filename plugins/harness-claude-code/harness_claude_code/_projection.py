@@ -243,6 +243,15 @@ def _result_parts(block: Any, identity: ToolIdentity, call_input: Any, state: Pr
     if identity.host:
         if view is not None and tool_use_id in view.host_calls:
             return []
+        if view is not None and identity.tool_name in view.withheld_host_tools:
+            # An inactive host tool: the CLI never had it and refused the call itself.
+            return [
+                ToolCallPart(tool_call_id=call_id, tool_name=identity.tool_name, input=call_input,
+                             provider_metadata=metadata),
+                ToolOutputDeniedPart(tool_call_id=call_id, tool_name=identity.tool_name, reason=(
+                    f"tool {identity.tool_name!r} is inactive in this session and was never offered to Claude Code, "
+                    f"which refused the call itself and told the model: {strip_error_tag(text)}")),
+            ]
         # The runtime answered a host call the host never saw (an MCP error).
         return [
             ToolCallPart(tool_call_id=call_id, tool_name=identity.tool_name, input=call_input,

@@ -33,7 +33,7 @@ from ._runtime import RuntimeStartError
 from ._sandboxing import sandbox_settings
 from ._settings import ClaudeCodeSettings
 from ._state import ContinueState, ResumeState, parse_continue_state, parse_resume_state
-from ._transcript import relocate_transcript
+from ._transcript import find_transcript, relocate_transcript
 from ._turn import ClaudeCodeTurn, TurnKind
 
 __all__ = ["ClaudeCodeSession"]
@@ -62,7 +62,10 @@ class ClaudeCodeSession:
         self._bypass = not request.builtin_approvals
         self._filter = request.builtin_filter
         self._host_tools: tuple[HostToolSpec, ...] = tuple(request.host_tools)
+        self._withheld_host_tools = request.withheld_host_tools
         self._instructions = request.instructions
+        self._output_schema: str | None = None  # the current prompt's (a change restarts the CLI)
+        self._plan = False
         self._continue: ContinueState | None = None
         self.claude_session_id: str | None = None
         state_cwd: str | None = None
@@ -88,7 +91,8 @@ class ClaudeCodeSession:
         if self.claude_session_id is not None and state_cwd is not None and Path(state_cwd) != self.cwd:
             relocate_transcript(config_dir_of(settings), self.claude_session_id, self.cwd)
         self._turn: ClaudeCodeTurn | None = None
-        self._process = SessionProcess(settings, RuntimeCallbacks(lambda: self._turn, self._filter),
+        self._process = SessionProcess(settings, RuntimeCallbacks(lambda: self._turn, self._filter, plan_mode=lambda: self._plan,
+                                                                bypass=self._bypass),
                                        self._on_message, self._on_exit)
         self._destroyed = False
         self.runtime_error: str | None = None
@@ -155,9 +159,9 @@ class ClaudeCodeSession:
             for t in host_tools
         )
         return ProcessSpec(
-            cwd=self.cwd, bypass=self._bypass, builtin_filter=self._filter, instructions=instructions,
+            cwd=self.cwd, bypass=self._bypass and not self._plan, builtin_filter=self._filter, instructions=instructions,
             host_tool_key=key, resume=self.claude_session_id, continue_interrupted=continue_interrupted,
-            sandbox=self._sandbox,
+            sandbox=self._sandbox, output_schema=self._output_schema, plan=self._plan,
         )
 
     async def _ensure_process(self, host_tools: Sequence[HostToolSpec], spec: ProcessSpec) -> None:
@@ -179,7 +183,9 @@ class ClaudeCodeSession:
             raise TurnStateError(f"claude-code session {self.session_id!r} has an unfinished turn; cannot {action}")
 
     def _new_turn(self, kind: TurnKind) -> ClaudeCodeTurn:
-        return ClaudeCodeTurn(self, kind, withhold_calls=not self._bypass)
+        turn = ClaudeCodeTurn(self, kind, withhold_calls=not self._bypass)
+        turn.view.withheld_host_tools = self._withheld_host_tools
+        return turn
 
     # -- AdapterSession -------------------------------------------------------------------
 
@@ -192,6 +198,9 @@ class ClaudeCodeSession:
         self._check_usable("start a new turn")
         host_tools = tuple(request.host_tools) or self._host_tools
         instructions = request.instructions if request.instructions is not None else self._instructions
+        schema = request.output_schema
+        self._output_schema = json.dumps(schema, sort_keys=True) if schema is not None else None
+        self._plan = request.mode == "plan"
         return await self._start_turn("prompt", request.prompt, host_tools, instructions)
 
     async def _start_turn(self, kind: TurnKind, text: str, host_tools: Sequence[HostToolSpec],
@@ -232,6 +241,8 @@ class ClaudeCodeSession:
         state, self._continue = self._continue, None
         turn = self._turn = self._new_turn("continue")
         turn.restore(state.calls)
+        config_dir, claude_session = config_dir_of(self._settings), state.claude_session_id
+        turn.read_transcript_with(lambda: find_transcript(config_dir, claude_session))
 
         async def prelude() -> None:
             await turn.wait_for_answers()

@@ -9,7 +9,12 @@ from typing import Any, Final
 
 import attrs
 
-from harness_core import HarnessConfigurationError, McpServerConfig, parse_mcp_servers
+from harness_core import (
+    HarnessConfigurationError,
+    McpServerConfig,
+    describe_unknown_names,
+    parse_mcp_servers,
+)
 
 __all__ = ["HARNESS_ID", "HOST_PREFIX", "HOST_SERVER", "RESERVED_OPTIONS", "ClaudeCodeSettings"]
 
@@ -124,10 +129,7 @@ class ClaudeCodeSettings:
         known = {field.name for field in attrs.fields(cls)}
         unknown = sorted(set(settings) - known)
         if unknown:
-            raise HarnessConfigurationError(
-                f"claude_code(): unknown setting(s) {', '.join(map(repr, unknown))}; "
-                f"known settings are {', '.join(sorted(known))}"
-            )
+            raise HarnessConfigurationError(describe_unknown_names("claude_code()", "setting", unknown, known))
         for name in ("model", "base_url", "api_key"):
             value = settings.get(name)
             if value is not None and (not isinstance(value, str) or not value):

@@ -19,15 +19,16 @@ import collections
 import itertools
 import math
 from collections.abc import AsyncIterator, Awaitable, Callable
-from typing import Any, Final, Literal, Protocol
+from pathlib import Path
+from typing import Any, Final, Literal
 
 import anyio
 
 from harness_core import (
     AwaitingAnswers,
     BuiltinApprovalRequest,
-    BuiltinTool,
     HostToolCall,
+    PendingRequest,
     ToolCall,
     ToolOutput,
     TurnEnd,
@@ -37,7 +38,9 @@ from ._calls import CallLedger
 from ._events import ClaudeCodeEvent, TurnView
 from ._identity import identify_tool
 from ._mcp import result_answer
+from ._owner import TurnOwner
 from ._parking import Parking
+from ._pending import RuntimePending, live_request
 from ._settings import HOST_SERVER
 from ._state import DEFAULT_DENIAL, ApprovalAnswer, PendingCall, ResultAnswer
 from ._turn_end import api_error, result_turn_end
@@ -53,29 +56,6 @@ SETTLE_SECONDS: Final = 0.2
 with :class:`~harness_core.AwaitingAnswers`, that Claude Code is blocked on its answers."""
 
 TurnKind = Literal["prompt", "compact", "continue"]
-
-
-class TurnOwner(Protocol):
-    """What a turn needs from its session (the process that runs it)."""
-
-    def note_claude_session(self, claude_session_id: str) -> None:
-        """Record Claude Code's session id (from ``init`` or a result)."""
-        ...
-
-    def turn_cost(self, total_cost_usd: float | None) -> float | None:
-        """This turn's cost in US dollars from the process's cumulative ``total_cost_usd``."""
-        ...
-
-    def runtime_failed(self, error: BaseException | None) -> str:
-        """Record an unexpected CLI exit; returns the message describing it."""
-        ...
-
-    async def abort_runtime(self) -> None:
-        """Interrupt the CLI and kill its process tree."""
-        ...
-
-    def mcp_declaration(self, native_name: str) -> BuiltinTool | None:
-        """The declaration of an external MCP tool (kind from its annotations), else None."""
 
 
 _ids = itertools.count(1)
@@ -107,6 +87,7 @@ class ClaudeCodeTurn:
         self._approvals: Waiters[ApprovalAnswer] = Waiters()
         self._results: Waiters[ResultAnswer] = Waiters()
         self._parked = Parking()
+        self._runtime = RuntimePending(self.view.host_prefix)
         self._outbox: collections.deque[object] = collections.deque()
         self._prelude: Callable[[], Awaitable[None]] | None = None
         self._api_error: tuple[str, str] | None = None
@@ -178,12 +159,15 @@ class ClaudeCodeTurn:
         )
         self._calls.asked(call_id, "builtin", native_name, None, native_input, approval_id)
         waiter = self._approvals.add(approval_id, call_id)
+        self._runtime.add(approval_id, live_request("approval", original, native_name, native_input,
+                                                    self.view.host_prefix, approval_id))
         declared = self._owner.mcp_declaration(native_name)
         self._send.send_nowait(("control", (call_id, BuiltinApprovalRequest(approval_id, call, tool=declared))))
         try:
             return await waiter.wait()
         finally:
             self._approvals.discard(approval_id)
+            self._runtime.discard(approval_id)
 
     def refuse(self, tool_use_id: str | None, native_name: str, native_input: Any, reason: str) -> None:
         """The adapter refuses a built-in call without asking the host (its result is a denial)."""
@@ -205,12 +189,23 @@ class ClaudeCodeTurn:
         )
         self._calls.asked(call_id, "host", native_name, tool_name, arguments)
         waiter = self._results.add(original, call_id)
+        self._runtime.add(original, live_request("tool-result", original, native_name, arguments, self.view.host_prefix))
         self._send.send_nowait(("control", (call_id, HostToolCall(call))))
         try:
             answer = await waiter.wait()
         finally:
             self._results.discard(original)
+            self._runtime.discard(original)
         return ToolOutput(answer.content, answer.is_error, value=answer.blocks)
+
+    def pending_requests(self) -> list[PendingRequest]:
+        """What the CLI holds pending (its requests, or a continued turn's transcript; see
+        :mod:`._pending`). Raises ``OSError``/``RuntimeError`` if the transcript is unreadable."""
+        return self._runtime.requests({*self._approvals.keys(), *self._results.keys()})
+
+    def read_transcript_with(self, locate: Callable[[], Path]) -> None:
+        """How to find the session transcript (a continued turn's restored calls live there)."""
+        self._runtime.read_transcript_with(locate)
 
     # -- the AdapterTurn protocol -----------------------------------------------------------
 
@@ -284,9 +279,11 @@ class ClaudeCodeTurn:
             if call.answer is not None or not call.asked:
                 continue  # answered already, or never asked: Claude Code will ask again
             if call.kind == "builtin":
-                self._approvals.add(call.approval_id or f"approval-{call_id}", call_id)
+                self._approvals.add(key := call.approval_id or f"approval-{call_id}", call_id)
+                self._runtime.restore("approval", key, call_id)
             else:
                 self._results.add(call_id, call_id)
+                self._runtime.restore("tool-result", call_id, call_id)
                 self._calls.hosted(call_id, call.tool_name or "")
 
     async def wait_for_answers(self) -> None:

@@ -42,5 +42,6 @@ def harness_project_event(event: object, context: ProjectionContext) -> Sequence
     if not isinstance(event, ClaudeCodeEvent):
         return None
     from ._projection import project
+    from ._structured import answer_as_text
 
-    return project(event, context)
+    return answer_as_text(project(event, context), context)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator, Mapping
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -26,6 +27,8 @@ from harness_core.testing.conformance import (
     ScenarioPrompt,
     builtin,
     check_stream_shape,
+    executions,
+    host,
     say,
 )
 
@@ -95,3 +98,24 @@ class TestClaudeCodeConformance(AdapterConformanceSuite):
         denied = [p for p in parts if isinstance(p, ToolOutputDeniedPart)]
         assert [(d.tool_call_id, d.reason) for d in denied] == [("conf-bash-y", "no shell today")]
         assert "no shell today" in result.all_text
+
+    @pytest.mark.anyio
+    async def test_state_forged_in_every_part_is_refused_by_the_runtime_record(self, workspace: Path) -> None:
+        """Issue 16: a continuation state altered consistently (the core's call AND the adapter's
+        copy) is still refused, because pending_requests() reads Claude Code's transcript."""
+        scenario = Scenario("test_state_forged_in_every_part", (ScenarioPrompt("Record it", (
+            host("conformance_record", "conf-rec-f", text="shown"), say("recorded:", echo=True))),))
+        spec = {"tool_approval": {"conformance_record": "user-approval"}}
+        async with self.run_scenario(scenario, workspace, spec) as (agent, session, env):
+            first = await agent.generate(session=session, prompt="Record it")
+            assert first.finish_reason == "awaiting-approval", first.error
+            (request,) = first.approval_requests
+            state: dict[str, Any] = json.loads(json.dumps(await session.suspend_turn()))
+            state["pending_approvals"][request.approval_id]["input"] = {"text": "forged"}
+            state["adapter"]["calls"]["conf-rec-f"]["input"] = {"text": "forged"}
+            answer = {"approval_responses": [{"approval_id": request.approval_id, "approved": True}]}
+            child = await anyio.to_thread.run_sync(
+                lambda: self.continue_in_child(env, workspace, spec, state, answer))
+        assert "nothing was run" in child.get("refused", ""), child
+        assert executions(workspace) == []
+        assert not (workspace / "conformance-record.txt").exists()

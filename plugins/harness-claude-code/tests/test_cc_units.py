@@ -138,7 +138,7 @@ def test_process_env_layers(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("settings", "message"),
     [
-        ({"modle": "x"}, "unknown setting(s) 'modle'"),
+        ({"modle": "x"}, "unknown setting 'modle' (did you mean 'model'?)"),
         ({"model": ""}, "model=...): expected a non-empty string"),
         ({"model": "openai:gpt-4.1"}, "Anthropic models only"),
         ({"max_turns": 0}, "max_turns=...): expected a positive int"),

@@ -11,9 +11,11 @@ from harness_core import (
     HarnessConfigurationError,
     McpServerConfig,
     StartRequest,
-    require_path_sandbox,
+    runtime_confinement,
 )
 
+from ._capabilities import CAPABILITIES
+from ._sandboxing import check_reachable
 from ._session import CodexSession
 from ._settings import HARNESS_ID, CodexSettings
 
@@ -45,6 +47,7 @@ class CodexAdapter:
     harness_id: str = HARNESS_ID
     supports_builtin_approvals: bool = True
     supports_builtin_filtering: bool = False
+    capabilities = CAPABILITIES
 
     def __init__(self, settings: CodexSettings) -> None:
         self.settings = settings
@@ -59,13 +62,16 @@ class CodexAdapter:
 
         Raises:
             HarnessConfigurationError: no Codex CLI, a missing workspace or unreadable state.
+            HarnessCapabilityUnsupportedError: a sandbox without runtime confinement, or one
+                Codex could not reach its model from (see :mod:`harness_codex._sandboxing`).
         """
-        require_path_sandbox(self.harness_id, request.sandbox)  # never run unconfined silently
+        confinement = runtime_confinement(self.harness_id, request.sandbox)  # never run unconfined silently
+        check_reachable(confinement, self.settings)
         codex = find_codex(self.settings.codex_path)
         if codex is None:
             raise HarnessConfigurationError(
                 "codex: no Codex CLI found (install @openai/codex so `codex` is on PATH, or pass codex(codex_path=...))")
-        return CodexSession(self.settings, codex, request)
+        return CodexSession(self.settings, codex, request, confinement=confinement)
 
     def __repr__(self) -> str:
         return f"<CodexAdapter {self.settings.model or 'default model'}>"

@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Final
 
+from harness_core import MAX_OUTPUT_CHARS
+
 from ._settings import CodexSettings, codex_mcp_table
 
 __all__ = ["DEFAULT_BASE_URL", "KEY_VARIABLE", "PROVIDER", "approval_and_sandbox", "argv", "config_toml",
@@ -87,6 +89,11 @@ def _merge(base: dict[str, Any], dotted: Mapping[str, Any]) -> None:
             node[leaf] = value
 
 
+TOOL_OUTPUT_TOKEN_LIMIT: Final = MAX_OUTPUT_CHARS // 2
+"""``tool_output_token_limit`` in ``config.toml``: room for a host result the core cut at
+:data:`harness_core.MAX_OUTPUT_CHARS` characters, whatever Codex's token estimate."""
+
+
 def config_toml(settings: CodexSettings) -> str:
     """The session's ``config.toml``: model, the ``harness`` provider, MCP servers, overrides.
 
@@ -101,6 +108,9 @@ def config_toml(settings: CodexSettings) -> str:
     data["sandbox_mode"] = "read-only"
     if not settings.web_search:
         data["web_search"] = "disabled"
+    # Codex cuts tool outputs over this many tokens (about 4 characters each) out of the
+    # middle; the core's 100,000-character cut must reach the model as the stream shows it.
+    data["tool_output_token_limit"] = TOOL_OUTPUT_TOKEN_LIMIT
     data["model_providers"] = {PROVIDER: {
         "name": PROVIDER, "base_url": settings.base_url or DEFAULT_BASE_URL, "wire_api": "responses",
         "env_key": KEY_VARIABLE,

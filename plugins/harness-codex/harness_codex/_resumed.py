@@ -9,6 +9,8 @@ patches), and start a turn with no new input so the model carries on from them.
 
 * a host-tool result reaches the model unchanged (``success: false`` becomes an error text);
 * a denied built-in reaches the model as a denial with its reason;
+* what the turn waits on is reported from Codex's rollout (:mod:`._rollout`), never from the
+  state, and an approved shell command runs as the rollout has it;
 * an **approved shell command** is run by the runtime with ``thread/shellCommand`` (unsandboxed,
   as approved; the thread also records it as a user shell command), and its output becomes the
   call's result and the model's ``function_call_output``;
@@ -24,8 +26,19 @@ from collections.abc import AsyncIterator, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Final
 
-from harness_core import HarnessError, ToolCall, ToolErrorPart, ToolOutput, ToolResultPart, TurnEnd
+import attrs
 
+from harness_core import (
+    HarnessError,
+    PendingRequest,
+    ToolCall,
+    ToolErrorPart,
+    ToolOutput,
+    ToolResultPart,
+    TurnEnd,
+)
+
+from ._rollout import RolloutCall, find_rollout, is_patch, open_calls, shell_input
 from ._settings import NATIVE_PATCH, NATIVE_SHELL
 from ._turn import TurnLedger
 
@@ -80,6 +93,40 @@ class ResumedTurn:
         self._aborted = False
         self._check()
 
+    def _held(self) -> dict[str, RolloutCall]:
+        return open_calls(find_rollout(self.session.codex_home, str(self.session.thread_id)))
+
+    def _runtime_approval(self, call: ToolCall, held: Mapping[str, RolloutCall]) -> ToolCall | None:
+        """``call`` as the rollout holds it (``None`` when it holds no such call)."""
+        found = held.get(call.tool_call_id)
+        if found is None or found.name != (call.native_tool_name or call.tool_name):
+            return None
+        if found.name == NATIVE_SHELL:
+            runtime_input = shell_input(found, self.session.cwd)
+            return None if runtime_input is None else attrs.evolve(call, input=runtime_input)
+        if is_patch(found):
+            return call  # a patch never runs on a continued turn (see the module docs): nothing to alter
+        return attrs.evolve(call, input=found.arguments) if isinstance(found.arguments, dict) else None
+
+    def pending_requests(self) -> list[PendingRequest]:
+        """The answered-to-be calls as Codex's rollout holds them (not as the state says).
+
+        Raises:
+            OSError: the rollout cannot be read (the core then refuses to continue).
+        """
+        held = self._held()
+        requests: list[PendingRequest] = []
+        for approval_id, call in self._approvals.items():
+            runtime = self._runtime_approval(call, held)
+            if runtime is not None:
+                requests.append(PendingRequest(kind="approval", call=runtime, approval_id=approval_id))
+        for call_id, call in self._tools.items():
+            found = held.get(call_id)
+            if found is not None and found.name == call.tool_name:
+                requests.append(PendingRequest(kind="tool-result", call=ToolCall(
+                    tool_call_id=call_id, tool_name=found.name, input=found.arguments)))
+        return requests
+
     def _check(self) -> None:
         if not self._approvals and not self._tools:
             self._answered.set()
@@ -87,8 +134,14 @@ class ResumedTurn:
     async def submit_approval(self, approval_id: str, approved: bool, reason: str | None = None) -> None:
         """Record a decision. Raises ``KeyError`` for an unknown id."""
         call = self._approvals.pop(approval_id)
-        if approved and call.native_tool_name == NATIVE_SHELL and isinstance(call.input.get("command"), str):
-            self._commands.append(call)
+        runtime: ToolCall | None = None
+        if approved and call.native_tool_name == NATIVE_SHELL:
+            try:
+                runtime = self._runtime_approval(call, self._held())
+            except OSError:
+                runtime = None  # fail closed: nothing runs that Codex did not record
+        if runtime is not None and isinstance(runtime.input.get("command"), str):
+            self._commands.append(runtime)
         elif approved:
             self._items.append(_output_item(call, NOT_RUN))
             self._parts.append(ToolErrorPart(tool_call_id=call.tool_call_id, tool_name=call.tool_name,

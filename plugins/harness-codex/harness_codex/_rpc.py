@@ -21,7 +21,7 @@ import json
 import os
 import signal
 from collections import deque
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -74,10 +74,13 @@ class AppServer:
         argv: the command (``[codex, "app-server", ...]``).
         env: the complete environment (nothing is inherited).
         cwd: the working directory.
+        on_exit: called once the process has exited (releases what its launch holds).
     """
 
-    def __init__(self, argv: Sequence[str], env: Mapping[str, str], cwd: Path) -> None:
+    def __init__(self, argv: Sequence[str], env: Mapping[str, str], cwd: Path,
+                 on_exit: Callable[[], None] | None = None) -> None:
         self.argv = list(argv)
+        self._on_exit = on_exit
         self.env = dict(env)
         self.cwd = cwd
         self.inbox: asyncio.Queue[Incoming | Closed] = asyncio.Queue()
@@ -166,6 +169,8 @@ class AppServer:
             returncode = await self._process.wait()
             await asyncio.sleep(0)  # let the stderr reader catch up
             self._closed = Closed(returncode, "\n".join(self._stderr))
+            if self._on_exit is not None:
+                self._on_exit()
             for _, future in self._pending.values():
                 if not future.done():
                     future.set_exception(ServerClosedError(

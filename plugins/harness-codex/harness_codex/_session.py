@@ -20,6 +20,7 @@ from harness_core import (
     HarnessConfigurationError,
     HarnessError,
     PromptRequest,
+    RuntimeConfinement,
     StartRequest,
     TurnStateError,
 )
@@ -29,6 +30,7 @@ from ._config import approval_and_sandbox, argv, config_toml, environment
 from ._resumed import ResumedTurn, pending_from_state, pending_to_state
 from ._rich import RESULT_CONTENT
 from ._rpc import AppServer, Closed, RpcError, ServerClosedError
+from ._sandboxing import confined_app_server
 from ._settings import CodexSettings
 from ._turn import CodexTurn
 
@@ -51,8 +53,10 @@ class CodexSession:
     app-server cannot start or refuses the handshake.
     """
 
-    def __init__(self, settings: CodexSettings, codex: Path, request: StartRequest) -> None:
+    def __init__(self, settings: CodexSettings, codex: Path, request: StartRequest, *,
+                 confinement: RuntimeConfinement | None = None) -> None:
         self.settings = settings
+        self.confinement = confinement  # the whole app-server runs inside it (see _sandboxing)
         self.codex = codex
         self.request = request
         state = request.continue_from or request.resume_from or {}
@@ -93,9 +97,19 @@ class CodexSession:
             config = self.codex_home / "config.toml"
             config.write_text(config_toml(self.settings))
             config.chmod(0o600)
-            server = AppServer(argv(self.codex), environment(self.settings, self.home, self.codex_home), self.cwd)
+            command, release = argv(self.codex), None
+            if self.confinement is not None:
+                launch = confined_app_server(self.confinement, command, self.settings, self.home, self.codex_home)
+                command, release = list(launch.argv), launch.close
+            server = AppServer(command, environment(self.settings, self.home, self.codex_home), self.cwd,
+                               on_exit=release)
             try:
-                await server.start()
+                try:
+                    await server.start()
+                except OSError:
+                    if release is not None:
+                        release()
+                    raise
                 await asyncio.wait_for(self._handshake(server), self.settings.startup_timeout)
             except (OSError, RpcError, ServerClosedError, TimeoutError) as error:
                 stderr = server.closed.stderr[-2000:] if server.closed else ""
@@ -146,11 +160,13 @@ class CodexSession:
                                announce_on_start=not self.request.builtin_approvals)
         return self._turn
 
-    async def start_turn(self, text: str | None) -> CodexTurn:
-        """``turn/start`` with ``text`` (or no input) on the thread; the server starts first if needed."""
+    async def start_turn(self, text: str | None, output_schema: Any = None) -> CodexTurn:
+        """``turn/start`` with ``text`` (or no input) on the thread; the server starts first if needed.
+        ``output_schema``: the structured-output JSON Schema (``outputSchema``), or ``None``."""
         server = await self._ensure_server()
         items = [{"type": "text", "text": text, "text_elements": []}] if text is not None else []
-        params = p.TurnStartParams.model_validate({"threadId": self.thread_id, "input": items})
+        params = p.TurnStartParams.model_validate({"threadId": self.thread_id, "input": items,
+                                                   "outputSchema": output_schema})
         try:
             result = await server.request("turn/start", params.model_dump(mode="json", exclude_none=True))
         except (RpcError, ServerClosedError) as error:
@@ -159,7 +175,8 @@ class CodexSession:
 
     async def prompt(self, request: PromptRequest) -> CodexTurn:
         """Start a turn for ``request.prompt``."""
-        return await self.start_turn(request.prompt)
+        schema = dict(request.output_schema) if request.output_schema is not None else None
+        return await self.start_turn(request.prompt, schema)
 
     async def resume_turn(self) -> ResumedTurn:
         """The turn suspended in ``continue_from``: answers are delivered on the resumed thread."""
@@ -177,6 +194,7 @@ class CodexSession:
     async def run_shell_command(self, command: str) -> tuple[str, int | None, bool]:
         """``thread/shellCommand``: the runtime runs ``command`` unsandboxed, as a user shell
         command recorded in the thread; returns ``(output, exit code, failed)`` once its turn ends.
+        Under an OS sandbox the app-server, and so the command, runs inside it.
 
         Raises:
             ServerClosedError: the process exited first.

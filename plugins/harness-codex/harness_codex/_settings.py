@@ -12,6 +12,7 @@ from harness_core import (
     HarnessConfigurationError,
     McpServerConfig,
     McpStdioServer,
+    describe_unknown_names,
     parse_mcp_servers,
 )
 
@@ -87,7 +88,7 @@ class CodexSettings:
         """Check keyword settings. Raises :class:`HarnessConfigurationError` naming a bad one."""
         unknown = sorted(set(settings) - _KEYS)
         if unknown:
-            raise HarnessConfigurationError(f"codex(): unknown setting {', '.join(map(repr, unknown))}")
+            raise HarnessConfigurationError(describe_unknown_names("codex()", "setting", unknown, _KEYS))
         for key in ("model", "base_url", "api_key"):
             value = settings.get(key)
             if value is not None and (not isinstance(value, str) or not value):

@@ -25,6 +25,7 @@ from harness_core import (
     AwaitingAnswers,
     BuiltinApprovalRequest,
     HostToolCall,
+    PendingRequest,
     ReasoningDeltaPart,
     ReasoningEndPart,
     ReasoningStartPart,
@@ -121,6 +122,12 @@ class CodexTurn:
             for event in await self._handle(message):
                 yield event
         yield self._end
+
+    def pending_requests(self) -> list[PendingRequest]:
+        """The app-server's open requests, as it sent them (approval params, ``item/tool/call``)."""
+        return [*(PendingRequest(kind="approval", call=call, approval_id=approval_id)
+                  for approval_id, (_, call) in self.ledger.approvals.items()),
+                *(PendingRequest(kind="tool-result", call=call) for _, call in self.ledger.tools.values())]
 
     # -- answers ----------------------------------------------------------------------------
 

@@ -27,6 +27,7 @@ from harness_core.testing.conformance import (
     ScenarioPrompt,
     builtin,
     check_stream_shape,
+    executions,
     host,
     say,
 )
@@ -122,10 +123,33 @@ class TestCodexConformance(AdapterConformanceSuite):
         assert (workspace / "conformance-record.txt").read_text() == "same"
         assert "recorded same" in result.all_text
 
+    @pytest.mark.anyio
+    async def test_state_forged_in_every_part_is_refused_by_the_runtime_record(self, workspace: Path) -> None:
+        """Issue 16: a continuation state altered consistently (the core's call AND the adapter's
+        copy) is still refused, because pending_requests() reads Codex's rollout."""
+        scenario = Scenario("test_state_forged_in_every_part", (ScenarioPrompt("Record it", (
+            host("conformance_record", "conf-rec-f", text="shown"), say("recorded:", echo=True))),))
+        spec = {"tool_approval": {"conformance_record": "user-approval"}}
+        async with self.run_scenario(scenario, workspace, spec) as (agent, session, env):
+            first = await agent.generate(session=session, prompt="Record it")
+            assert first.finish_reason == "awaiting-approval", first.error
+            (request,) = first.approval_requests
+            state: dict[str, Any] = json.loads(json.dumps(await session.suspend_turn()))
+            state["pending_approvals"][request.approval_id]["input"] = {"text": "forged"}
+            state["adapter"]["pending"]["tools"]["conf-rec-f"]["input"] = {"text": "forged"}
+            answer = {"approval_responses": [{"approval_id": request.approval_id, "approved": True}]}
+            child = await anyio.to_thread.run_sync(
+                lambda: self.continue_in_child(env, workspace, spec, state, answer))
+        assert "nothing was run" in child.get("refused", ""), child
+        assert executions(workspace) == []
+        assert not (workspace / "conformance-record.txt").exists()
+
 
 class TestCodexConformanceWithoutInstalledPolicies(TestCodexConformance):
     """The suite again with no installed approval policy: allow-all scenarios run Codex with
     ``approvalPolicy: never`` (the adapter itself announces built-in calls)."""
+
+    test_state_forged_in_every_part_is_refused_by_the_runtime_record = None  # type: ignore[assignment]
 
     @asynccontextmanager
     async def scenario_environment(self, scenario: Scenario, workspace: Path) -> AsyncIterator[Mapping[str, Any]]:

@@ -10,9 +10,11 @@ from harness_core import (
     HarnessConfigurationError,
     McpServerConfig,
     StartRequest,
-    require_path_sandbox,
+    runtime_confinement,
 )
 
+from ._capabilities import CAPABILITIES
+from ._confine import check_reachable
 from ._launch import find_pi, pi_version
 from ._session import PiSession
 from ._settings import HARNESS_ID, PiSettings
@@ -34,6 +36,7 @@ class PiAdapter:
     harness_id: str = HARNESS_ID
     supports_builtin_approvals: bool = True
     supports_builtin_filtering: bool = True
+    capabilities = CAPABILITIES
 
     def __init__(self, settings: PiSettings) -> None:
         self.settings = settings
@@ -72,16 +75,20 @@ class PiAdapter:
 
         Raises:
             HarnessConfigurationError: no pi, bad state or a missing workspace.
-            HarnessCapabilityUnsupportedError: MCP servers on pi 0.x.
+            HarnessCapabilityUnsupportedError: MCP servers on pi 0.x; a sandbox that offers no
+                runtime confinement, or one without network whose pi could not reach its model
+                (pi then runs wholly inside the sandbox: :mod:`harness_pi._confine`).
         """
-        require_path_sandbox(self.harness_id, request.sandbox)  # never run unconfined silently
+        confinement = runtime_confinement(self.harness_id, request.sandbox)  # never run unconfined silently
+        if confinement is not None:
+            check_reachable(confinement, self.settings)
         prefix = self.command()
         version = pi_version(prefix, self.settings)
         if self.settings.mcp_servers and version < (1,):
             raise HarnessCapabilityUnsupportedError(
                 HARNESS_ID, "mcp_servers", f"pi {'.'.join(map(str, version))} reads no mcp.json (pi 1.x does)"
             )
-        return PiSession(self.settings, prefix, version, request)
+        return PiSession(self.settings, prefix, version, request, confinement=confinement)
 
     def __repr__(self) -> str:
         return f"<PiAdapter {self.settings.provider_name or 'pi default'}/{self.settings.model or 'default model'}>"

@@ -13,6 +13,8 @@ from typing import Any
 
 import attrs
 
+from harness_core import ToolCall
+
 from ._state import Answer, OpenCall
 
 __all__ = ["CallBook", "Pending", "dumps_input"]
@@ -25,10 +27,14 @@ def dumps_input(value: Any) -> str:
 
 @attrs.define
 class Pending:
-    """A request pi is blocked on; ``ui_id`` is ``None`` for one restored from state."""
+    """A request pi is blocked on; ``ui_id`` is ``None`` for one restored from state.
+
+    ``request`` is the call as pi's extension sent it (``None`` when restored from state).
+    """
 
     call_id: str
     ui_id: str | None
+    request: ToolCall | None = None
 
 
 @attrs.define
@@ -65,10 +71,11 @@ class CallBook:
         """The stored answer for a repeated call, aliasing a new id to the original one."""
         if not self.replay:
             return None
-        answer = self.replay.pop(call_id, None)
-        if answer is not None:
-            return answer
         wanted = dumps_input(native_input)
+        stored = self.open.get(call_id)
+        if call_id in self.replay and stored is not None and stored.native_name == native_name \
+                and dumps_input(stored.input) == wanted:
+            return self.replay.pop(call_id)  # the same id naming another call is asked again, never replayed
         for original in list(self.replay):
             call = self.open.get(original)
             if call is not None and call.native_name == native_name and dumps_input(call.input) == wanted:

@@ -34,7 +34,7 @@ from harness_core import HarnessConfigurationError, McpServerConfig, McpStdioSer
 
 from ._settings import PiSettings
 
-__all__ = ["KEY_VARIABLE", "MARKER_VARIABLE", "PiHome", "find_pi", "pi_version", "rpc_argv"]
+__all__ = ["KEY_VARIABLE", "MARKER_VARIABLE", "PiHome", "find_pi", "path_env", "pi_version", "rpc_argv"]
 
 KEY_VARIABLE: Final = "HARNESS_PI_API_KEY"
 """The environment variable carrying ``api_key=`` to pi."""
@@ -87,10 +87,11 @@ def pi_version(prefix: Sequence[str], settings: PiSettings) -> tuple[int, ...]:
     Raises:
         HarnessConfigurationError: pi does not run.
     """
-    return _version(tuple(prefix), _path_env(settings))
+    return _version(tuple(prefix), path_env(settings))
 
 
-def _path_env(settings: PiSettings) -> str:
+def path_env(settings: PiSettings) -> str:
+    """The ``PATH`` pi runs with: the host's, with ``node_path``'s folder first."""
     path = os.environ.get("PATH", os.defpath)
     if settings.node_path is not None:
         path = os.pathsep.join([str(settings.node_path.resolve().parent), path])
@@ -191,7 +192,7 @@ class PiHome:
     def environ(self, settings: PiSettings) -> dict[str, str]:
         """The process environment (see the module docs); inherits no API key."""
         env = {name: os.environ[name] for name in _PASS_THROUGH if name in os.environ}
-        env.update(PATH=_path_env(settings), HOME=str(self.home), PI_CODING_AGENT_DIR=str(self.agent_dir),
+        env.update(PATH=path_env(settings), HOME=str(self.home), PI_CODING_AGENT_DIR=str(self.agent_dir),
                    PI_OFFLINE="1")
         env[KEY_VARIABLE] = settings.api_key or "harness-pi-no-key"
         env.update(settings.env)

@@ -16,11 +16,18 @@ from typing import Any
 
 import anyio
 
-from harness_core import BuiltinFilter, BuiltinFilterMode, HostToolSpec, split_mcp_name
+from harness_core import (
+    BuiltinFilter,
+    BuiltinFilterMode,
+    HostToolSpec,
+    RuntimeConfinement,
+    split_mcp_name,
+)
 
 from ._builtins import BUILTINS
+from ._confine import confined_argv
 from ._extension import MARKER_COMMAND, extension_source, needed
-from ._launch import PiHome, rpc_argv
+from ._launch import PiHome, path_env, rpc_argv
 from ._rpc import PiCommandError, PiProcess
 from ._settings import PiSettings
 
@@ -69,8 +76,10 @@ async def check_extension(process: PiProcess) -> None:
 async def launch(prefix: Sequence[str], settings: PiSettings, home: PiHome, version: tuple[int, ...], cwd: Path,
                  *, gate: bool, builtin_filter: BuiltinFilter | None, host_tools: Sequence[HostToolSpec],
                  instructions: str | None, on_record: Callable[[dict[str, Any]], None],
-                 on_exit: Callable[[int | None], None]) -> PiProcess:
-    """Start pi for a session (see the module docs).
+                 on_exit: Callable[[int | None], None],
+                 confinement: RuntimeConfinement | None = None) -> PiProcess:
+    """Start pi for a session (see the module docs); inside ``confinement`` when given
+    (:mod:`harness_pi._confine`: the whole pi process runs in the OS sandbox).
 
     Raises:
         OSError: pi could not be started.
@@ -83,11 +92,28 @@ async def launch(prefix: Sequence[str], settings: PiSettings, home: PiHome, vers
     argv = rpc_argv(prefix, settings, home, session_file=home.session_file, excluded=excluded,
                     instructions=instructions, version=version, extra_tools=[t.name for t in host_tools],
                     extension=extension)
-    process = PiProcess(argv, home.environ(settings), cwd, on_record, on_exit, settings.stderr, marker=home.marker)
-    await process.start()
+    release: Callable[[], None] = _nothing
+    if confinement is not None:
+        confined = confined_argv(confinement, argv, settings, home, path_env(settings))
+        argv, release = list(confined.argv), confined.close
+
+    def exited(returncode: int | None) -> None:
+        release()  # the loopback bridge of a confined pi
+        on_exit(returncode)
+
+    process = PiProcess(argv, home.environ(settings), cwd, on_record, exited, settings.stderr, marker=home.marker)
+    try:
+        await process.start()
+    except BaseException:
+        release()
+        raise
     if extension:
         await check_extension(process)
     return process
+
+
+def _nothing() -> None:
+    return None
 
 
 async def children_gone(process: PiProcess, timeout: float) -> None:

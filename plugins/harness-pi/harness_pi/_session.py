@@ -32,12 +32,14 @@ from harness_core import (
     HarnessConfigurationError,
     HostToolSpec,
     PromptRequest,
+    RuntimeConfinement,
     StartRequest,
     TurnEnd,
     TurnStateError,
 )
 
 from ._launch import PiHome
+from ._pending import session_calls
 from ._rich import WITH_IMAGES
 from ._rpc import PiCommandError, PiProcess, kill_marked
 from ._runtime import PiStartError, children_gone, launch
@@ -63,8 +65,9 @@ class PiSession:
     """
 
     def __init__(self, settings: PiSettings, prefix: Sequence[str], version: tuple[int, ...],
-                 request: StartRequest) -> None:
+                 request: StartRequest, *, confinement: RuntimeConfinement | None = None) -> None:
         self._settings = settings
+        self._confinement = confinement
         self._prefix = list(prefix)
         self._version = version
         self.session_id = request.session_id
@@ -180,7 +183,8 @@ class PiSession:
 
             process = await launch(self._prefix, self._settings, self._home, self._version, self.cwd,
                                    gate=self._gate, builtin_filter=self._filter, host_tools=host_tools,
-                                   instructions=instructions, on_record=on_record, on_exit=on_exit)
+                                   instructions=instructions, on_record=on_record, on_exit=on_exit,
+                                   confinement=self._confinement)
             holder.append(process)
             self._process, self._key = process, key
             return process
@@ -293,6 +297,7 @@ class PiSession:
         state, self._continue = self._continue, None
         turn = self._new_turn("continue", self._host_tools)
         turn.calls.restore(state.calls)
+        turn.held = session_calls(state.session_jsonl)
 
         async def prelude() -> None:
             process = await self._ensure_process(self._host_tools, self._instructions)

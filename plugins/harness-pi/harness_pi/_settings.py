@@ -10,7 +10,12 @@ from typing import Any, Final, Literal
 
 import attrs
 
-from harness_core import HarnessConfigurationError, McpServerConfig, parse_mcp_servers
+from harness_core import (
+    HarnessConfigurationError,
+    McpServerConfig,
+    describe_unknown_names,
+    parse_mcp_servers,
+)
 
 __all__ = ["API_KINDS", "DEFAULT_PROVIDER", "HARNESS_ID", "PiSettings"]
 
@@ -112,9 +117,7 @@ class PiSettings:
         known = {field.name for field in attrs.fields(cls)}
         unknown = sorted(set(settings) - known)
         if unknown:
-            raise HarnessConfigurationError(
-                f"pi(): unknown setting(s) {', '.join(map(repr, unknown))}; known settings are {', '.join(sorted(known))}"
-            )
+            raise HarnessConfigurationError(describe_unknown_names("pi()", "setting", unknown, known))
         model, provider = _opt_str(settings, "model"), _opt_str(settings, "provider")
         if model is not None and provider is None:
             for separator in ("/", ":"):

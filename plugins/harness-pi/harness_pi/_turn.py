@@ -29,6 +29,7 @@ from harness_core import (
     AwaitingAnswers,
     BuiltinApprovalRequest,
     HostToolCall,
+    PendingRequest,
     ToolCall,
     ToolOutput,
     TurnEnd,
@@ -39,6 +40,7 @@ from ._builtins import BY_NATIVE, common_name
 from ._calls import CallBook, Pending
 from ._events import PiCompaction, PiRecord, PiToolCall, PiToolProgress, PiToolResult
 from ._extension import GATE_TITLE, HOST_TITLE
+from ._pending import held_call
 from ._projection import usage_from
 from ._rich import result_items
 from ._settings import HARNESS_ID
@@ -86,6 +88,8 @@ class PiTurn:
         self._compacted = False
         self.aborted = False
         self.finished = False
+        self.held: dict[str, tuple[str, Any]] = {}
+        """A continued turn's open calls as pi's saved session holds them (see :mod:`._pending`)."""
 
     # -- input from the session ---------------------------------------------------------
 
@@ -111,6 +115,20 @@ class PiTurn:
     def set_prelude(self, prelude: Callable[[], Awaitable[None]]) -> None:
         """Work to do when the host starts reading events (a continued turn starts pi there)."""
         self._prelude = prelude
+
+    def pending_requests(self) -> list[PendingRequest]:
+        """What pi holds pending: its extension's requests, or a continued turn's open calls in
+        pi's saved session (never the continuation state's copy)."""
+        requests: list[PendingRequest] = []
+        for key, pending in self.calls.approvals.items():
+            call = pending.request or held_call(pending.call_id, self.held, builtin=True)
+            if call is not None:
+                requests.append(PendingRequest(kind="approval", call=call, approval_id=key))
+        for pending in self.calls.host_waiters.values():
+            call = pending.request or held_call(pending.call_id, self.held, builtin=False)
+            if call is not None:
+                requests.append(PendingRequest(kind="tool-result", call=call))
+        return requests
 
     # -- the AdapterTurn protocol ---------------------------------------------------------
 
@@ -328,26 +346,26 @@ class PiTurn:
                 await self._answer_gate(ui_id, replayed)
                 return
             approval_id = f"approval-{original}"
-            self.calls.approvals[approval_id] = Pending(original, ui_id)
             open_call = self.calls.open.get(original)
             if open_call is not None:
                 open_call.asked, open_call.approval_id = True, approval_id
             builtin = BY_NATIVE.get(name)
             metadata = {HARNESS_ID: {"nativeToolName": name}} if builtin is not None and builtin.name != name else {}
-            self._outbox.append(BuiltinApprovalRequest(approval_id, ToolCall(
-                tool_call_id=original, tool_name=common_name(name), input=args, provider_executed=True,
-                dynamic=builtin is None, native_tool_name=name, provider_metadata=metadata)))
+            call = ToolCall(tool_call_id=original, tool_name=common_name(name), input=args, provider_executed=True,
+                            dynamic=builtin is None, native_tool_name=name, provider_metadata=metadata)
+            self.calls.approvals[approval_id] = Pending(original, ui_id, call)
+            self._outbox.append(BuiltinApprovalRequest(approval_id, call))
         else:
             self.calls.host_calls.add(original)
             if replayed is not None and replayed.kind == "result":
                 await self._session.answer_ui(ui_id, host_answer(replayed))
                 return
-            self.calls.host_waiters[original] = Pending(original, ui_id)
+            host_call = ToolCall(tool_call_id=original, tool_name=name, input=args, native_tool_name=name)
+            self.calls.host_waiters[original] = Pending(original, ui_id, host_call)
             open_call = self.calls.open.get(original)
             if open_call is not None:
                 open_call.asked = True
-            self._outbox.append(HostToolCall(ToolCall(tool_call_id=original, tool_name=name, input=args,
-                                                      native_tool_name=name)))
+            self._outbox.append(HostToolCall(host_call))
         self._awaiting_due = True
 
 

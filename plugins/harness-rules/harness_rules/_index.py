@@ -132,6 +132,7 @@ class PathIndex:
             if rule.path is not None:
                 groups.setdefault((rule.path.base, rule.path.ups), []).append(rule.path)
         self._groups: list[tuple[PathPattern, re.Pattern[str], re.Pattern[str]]] = []
+        self._memo: dict[tuple[str, bool, Bases], bool] = {}
         for patterns in groups.values():
             text = "|".join(f"(?:{p.regex.pattern.replace('(?P<ps_d>', '(?:')})" for p in patterns)
             self._groups.append((patterns[0], re.compile(text), re.compile(text, re.IGNORECASE)))
@@ -141,11 +142,24 @@ class PathIndex:
         still be a match of a rule that then fails the per-rule test only in form)."""
         if self.every:
             return True
+        memo = self._memo
         for spelling in spells:
-            for sample, regex, folded in self._groups:
-                pattern = folded if bases.casefold else regex
-                for base in sample.base_dirs(bases):
-                    rel = relative(spelling.path, base)
-                    if rel and pattern.match(rel + "/" if spelling.is_dir else rel):
-                        return True
+            key = (spelling.path, spelling.is_dir, bases)
+            found = memo.get(key)
+            if found is None:
+                found = self._match(spelling, bases)
+                if len(memo) >= 8192:
+                    memo.clear()
+                memo[key] = found  # a pure string function: kept across decisions (bounded)
+            if found:
+                return True
+        return False
+
+    def _match(self, spelling: Spelling, bases: Bases) -> bool:
+        for sample, regex, folded in self._groups:
+            pattern = folded if bases.casefold else regex
+            for base in sample.base_dirs(bases):
+                rel = relative(spelling.path, base)
+                if rel and pattern.match(rel + "/" if spelling.is_dir else rel):
+                    return True
         return False

@@ -103,7 +103,7 @@ class CommandUnit:
     name: str = ""
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class PathAccess:
     """A file a command line touches.
 
@@ -116,6 +116,8 @@ class PathAccess:
         required: for a write, an edit rule must allow it (``False`` for a file that is
             only created when missing, such as ``flock``'s lock file: edit deny and ask rules
             still hold).
+        tree: the command reads everything below the path when it is a directory
+            (``grep -r``, ``rg``, ``cp -r``: see :mod:`harness_rules._trees`).
     """
 
     path: str
@@ -124,6 +126,7 @@ class PathAccess:
     origin: str
     glob: bool = False
     required: bool = True
+    tree: bool = False
 
 
 @attrs.frozen

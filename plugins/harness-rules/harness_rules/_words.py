@@ -9,7 +9,6 @@ out, so the wrapped command can be found; an option outside the grammar makes th
 
 from __future__ import annotations
 
-import posixpath
 from collections.abc import Callable, Iterable, Sequence
 from typing import Final
 
@@ -47,7 +46,7 @@ class Word:
         return attrs.evolve(self, text=self.text.replace(old, new))
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class Suffixes:
     """Word suffixes of one command, for deny and ask checks, in linear space.
 
@@ -79,7 +78,7 @@ class Suffixes:
         offsets = tuple(starts[i] for i in self.indexes)
         heads: dict[str, list[int]] = {}
         for i, offset in zip(self.indexes, offsets, strict=True):
-            heads.setdefault(posixpath.basename(self.words[i]), []).append(offset)
+            heads.setdefault(self.words[i].rpartition("/")[2], []).append(offset)
         object.__setattr__(self, "text", " ".join(self.words))
         object.__setattr__(self, "offsets", offsets)
         object.__setattr__(self, "heads", {k: tuple(v) for k, v in heads.items()})

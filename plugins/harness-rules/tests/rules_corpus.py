@@ -183,6 +183,14 @@ def corpus() -> list[Payload]:
         Payload("grep", {"pattern": "x", "path": "src"}, "deny", "src/env_link points at .env"),
         Payload("glob", {"pattern": "**/*", "path": "secrets"}, "deny", "search inside a denied tree"),
     ]
+    # 10. trees a shell command reads whole (found after the corpus was written)
+    for command in ["grep -r TOKEN .", "grep -rn TOKEN", "grep -R x src", "grep -r x src/..", "cd src && grep -r x ..",
+                    "grep -r x src/outdir_link/../../ws", "bash -c 'grep -r x .'", "timeout 5 grep -r x .",
+                    "cp -r . /tmp/copy", "cp -a src /tmp/copy", "tar cf /tmp/t.tar .", "tar cf /tmp/t.tar src"]:
+        out.append(_bash(command, "deny", "a directory argument read recursively holds a denied path"))
+    out += [_bash(c, "allow", "a clean tree") for c in ["grep -r x out", "cp -r out /tmp/copy", "grep x src"]]
+    for command in ["GLOBIGNORE=x; cat out/*", "export GLOBIGNORE=.; cat out/*", "declare GLOBIGNORE=x; wc -c out/*"]:
+        out.append(_bash(command, "ask", "GLOBIGNORE makes `*` match hidden files such as .env"))
     unique: dict[str, Payload] = {}
     for payload in out:  # the generated classes overlap a little (`rm victim` is in several)
         key = payload.tool + json.dumps(payload.input)

@@ -208,7 +208,7 @@ CASES: list[tuple[str, str, str | None]] = [
     ("git commit -m 'rm old files'", "none", None),  # one word, not a command line
     ("mywrapper 'rm x'", "none", None),
     ("echo rm x", "allow", "bash(echo *)"),
-    ("grep -r rm src", "allow", "bash(grep *)"),
+    ("grep -r rm docs", "allow", "bash(grep *)"),  # (src holds env_link -> .env: grep -r there is denied)
     ("find . -name rm", "allow", "bash(find *)"),
     ("command -v rm", "none", None),
     ("which rm", "none", None),

@@ -3,9 +3,11 @@
 File operations (``read_text_file``, ``write_text_file``, ``resolve``, ``read_bytes``,
 ``write_bytes``) are done on the host by a composed :class:`harness_core.LocalSandbox`,
 which confines every path to the workspace (``..`` and links resolved, links swapped in
-refused). Commands (``run_command``) are run by the same ``LocalSandbox`` (process group,
-timeout, output caps, scrubbed environment) but wrapped in ``bwrap``, so what they can see
-and reach is the policy's (:mod:`harness_sandbox_bwrap.policy`), not the host user's.
+refused). Commands (``run_command``) run inside ``bwrap`` under the policy
+(:mod:`harness_sandbox_bwrap.policy`), so what they can see and reach is the policy's, not
+the host user's: through one long-lived bubblewrap and its command server
+(:mod:`harness_sandbox_bwrap.server`), or one ``bwrap`` each via the ``LocalSandbox``
+(process group, timeout, output caps, scrubbed environment) when that is off.
 """
 
 from __future__ import annotations
@@ -14,11 +16,13 @@ import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from harness_core import CommandResult, LocalSandbox, SandboxView
+from harness_core import CommandResult, ConfinedLaunch, LocalSandbox, SandboxView, SpawnedProcess
 
 from .policy import SANDBOX_HOME, NetworkPolicy, SandboxPolicy, bwrap_prefix
 from .probe import check_bwrap
-from .view import BwrapView, run_wrapped
+from .runtime import confine_runtime
+from .server import CommandPool, Served, find_python
+from .view import BwrapView, run_wrapped, wrap_command
 
 __all__ = ["BwrapSandbox"]
 
@@ -51,6 +55,10 @@ class BwrapSandbox:
             :class:`harness_core.LocalSandbox`; secret-looking names are always dropped).
         default_timeout: seconds a command may run without its own timeout.
         bwrap: the bubblewrap executable (default ``bwrap`` on ``PATH``).
+        command_server: run commands through one long-lived bubblewrap and the command
+            server inside it (:mod:`harness_sandbox_bwrap.server`; default, when a system
+            ``python3`` exists) instead of one ``bwrap`` per command. ``spawn`` and the
+            restricted view's commands always start a ``bwrap`` each.
 
     Raises:
         BwrapUnavailableError: bubblewrap is missing or cannot create the namespaces here
@@ -71,12 +79,14 @@ class BwrapSandbox:
         inherit_env: Sequence[str] | None = None,
         default_timeout: float = 300.0,
         bwrap: str | None = None,
+        command_server: bool = True,
     ) -> None:
         if not Path(workspace).expanduser().is_dir():
             raise NotADirectoryError(f"BwrapSandbox: workspace {os.fspath(workspace)!r} is not an existing directory")
         self._policy = SandboxPolicy(Path(workspace).expanduser(), network=network,
                                      writable=writable, readable=readable)
         executable = check_bwrap(bwrap, unshare_net=self._policy.network == "none")
+        self._bwrap = executable
         self._prefix = bwrap_prefix(self._policy, executable)
         inner_env = {"HOME": SANDBOX_HOME, "TMPDIR": "/tmp", **dict(env or {})}
         self._inner_env = inner_env
@@ -85,6 +95,10 @@ class BwrapSandbox:
         self._files = self._local()
         self._view_runners: list[LocalSandbox] = []
         self._shell = "/bin/bash" if os.path.exists("/bin/bash") else "/bin/sh"
+        self._python = find_python() if command_server else None
+        self._served = None if self._python is None else Served(
+            CommandPool(self._prefix, self._python, repr(self)), self._files.command_env,
+            self._files.default_timeout, self._files.max_output_bytes, self._shell)
 
     def _local(self) -> LocalSandbox:
         """A LocalSandbox on the workspace with this sandbox's environment and timeout."""
@@ -108,6 +122,35 @@ class BwrapSandbox:
     def network(self) -> NetworkPolicy:
         """``"none"`` or ``"host"``."""
         return self._policy.network
+
+    @property
+    def writable_roots(self) -> tuple[Path, ...]:
+        """What commands may write: the workspace, then the extra ``writable`` paths."""
+        return (self._policy.workspace, *self._policy.writable)
+
+    def confine_runtime(
+        self,
+        argv: Sequence[str],
+        *,
+        writable: Sequence[str | os.PathLike[str]] = (),
+        readable: Sequence[str | os.PathLike[str]] = (),
+        loopback_ports: Sequence[int] = (),
+    ) -> ConfinedLaunch:
+        """Wrap an agent runtime's ``argv`` to run wholly inside this sandbox (for adapters).
+
+        The runtime gets this sandbox's policy plus ``writable`` (its isolated home) and
+        ``readable`` (its install); with ``network="none"`` each of ``loopback_ports`` on the
+        host's 127.0.0.1 is bridged in over a unix socket (:mod:`harness_sandbox_bwrap.runtime`)
+        and nothing else of the network is reachable. Implements
+        :meth:`harness_core.RuntimeConfinement.confine_runtime`.
+
+        Raises:
+            HarnessCapabilityUnsupportedError: ``socat`` is missing for a needed bridge.
+            FileNotFoundError: a listed path does not exist.
+            ValueError: an empty ``argv`` or a bad port.
+        """
+        return confine_runtime(self._policy, self._bwrap, argv, writable=writable, readable=readable,
+                               loopback_ports=loopback_ports)
 
     # -- files: confined on the host by LocalSandbox ---------------------------------------
 
@@ -162,7 +205,23 @@ class BwrapSandbox:
             TypeError / ValueError: a malformed command or timeout.
             RuntimeError: the sandbox was stopped.
         """
+        if self._served is not None:
+            return await self._served.run(command, timeout=timeout, env=env)
         return await run_wrapped(self._files, self._prefix, self._shell, command, timeout=timeout, env=env)
+
+    async def spawn(self, command: str | list[str], *, env: Mapping[str, str] | None = None) -> SpawnedProcess:
+        """Start a long-running process inside the sandbox (its own bwrap), with pipes.
+
+        The process gets the same confinement as :meth:`run_command` (one bubblewrap of its
+        own, so it dies with everything it started when killed); :meth:`stop` kills it.
+        A program missing inside the sandbox makes the process exit with status 1 and
+        bwrap's ``execvp`` message on stderr.
+
+        Raises:
+            TypeError / ValueError: a malformed command.
+            RuntimeError: the sandbox was stopped.
+        """
+        return await self._files.spawn(wrap_command(self._prefix, self._shell, command), env=env)
 
     # -- lifecycle -----------------------------------------------------------------------
 
@@ -180,6 +239,8 @@ class BwrapSandbox:
 
     async def stop(self) -> None:
         """Kill the commands still running (the views' too); later calls raise ``RuntimeError``."""
+        if self._served is not None:
+            await self._served.pool.close()
         for runner in [self._files, *self._view_runners]:
             await runner.stop()
 

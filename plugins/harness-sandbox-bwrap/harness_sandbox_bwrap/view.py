@@ -5,7 +5,9 @@ wrapping both share.
 ``write_text_file`` and ``run_command``. It holds the composed ``LocalSandbox``'s own
 restricted view (file operations confined to the workspace) and the immutable ``bwrap``
 command prefix, and nothing else: no reference to the ``BwrapSandbox``, no ``stop``, no
-policy to change (frozen, slotted, tuple-valued).
+policy to change (frozen, slotted, tuple-valued). Its commands start one ``bwrap`` each,
+not the sandbox's long-lived command server: a live server is a process handle, which
+reaches the event loop and through it everything, the sandbox included.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Final
 
 import attrs
 
-from harness_core import CommandResult, SandboxView
+from harness_core import CommandResult, SandboxProcess, SandboxView
 
 __all__ = ["BwrapView", "run_wrapped", "wrap_command"]
 
@@ -119,3 +121,11 @@ class BwrapView:
     ) -> CommandResult:
         """Run ``command`` inside the sandbox (see :meth:`BwrapSandbox.run_command`)."""
         return await run_wrapped(self._files, self._prefix, self._shell, command, timeout=timeout, env=env)
+
+    async def spawn(self, command: str | list[str], *, env: Mapping[str, str] | None = None) -> SandboxProcess:
+        """Start a long-running process inside the sandbox (see :meth:`BwrapSandbox.spawn`)."""
+        spawner = getattr(self._files, "spawn", None)
+        if spawner is None:  # pragma: no cover - LocalSandbox views always spawn
+            raise NotImplementedError("this sandbox view cannot spawn")
+        process: SandboxProcess = await spawner(wrap_command(self._prefix, self._shell, command), env=env)
+        return process

@@ -84,7 +84,7 @@ async def test_an_unknown_sandbox_type_is_refused(
         def __init__(self, inner: BwrapSandbox) -> None:
             self.root, self.resolve, self.restricted, self.stop = inner.root, inner.resolve, inner.restricted, inner.stop
             self.read_text_file, self.write_text_file = inner.read_text_file, inner.write_text_file
-            self.run_command = inner.run_command
+            self.run_command, self.spawn = inner.run_command, inner.spawn
 
     agent = agent_for(scripted_model_server(Script.of("never")), isolated_home)
     with pytest.raises(HarnessCapabilityUnsupportedError, match="no network policy"):

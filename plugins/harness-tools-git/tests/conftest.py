@@ -11,6 +11,7 @@ import pytest
 
 from harness_core import CommandResult, SandboxView
 from harness_core.sandbox import LocalSandbox
+from harness_core.testing import anyio_backend  # noqa: F401  (the shipped fixture: asyncio only)
 
 # Commits made by the tests need an identity, whatever the machine's git configuration.
 GIT_ENV = {
@@ -38,11 +39,6 @@ def commit_file(repo: Path, path: str, content: str, message: str) -> None:
     target.write_text(content, encoding="utf-8")
     git(repo, "add", path)
     git(repo, "commit", "-q", "-m", message)
-
-
-@pytest.fixture
-def anyio_backend() -> str:
-    return "asyncio"
 
 
 @pytest.fixture

@@ -205,6 +205,11 @@ class AnthropicClient:
                         yield ReasoningDelta(block.thinking)
                     elif block.type == "redacted_thinking":
                         yield ReasoningDone(redacted=block.data)
+                elif kind in ("content_block_delta", "content_block_stop") and event.index not in blocks:
+                    # Its block never started: a tool call (or text) would be lost silently.
+                    raise incomplete_response(self.provider, self.model, (
+                        f"a {kind} for content block {event.index} arrived without its content_block_start "
+                        f"(block {event.index}'s content would be lost)"))
                 elif kind == "content_block_delta":
                     delta = event.delta
                     if delta.type == "text_delta":
@@ -230,6 +235,9 @@ class AnthropicClient:
         if finish is None:
             what = "no stop reason arrived" if not stopped else "the message ended without a stop reason"
             raise incomplete_response(self.provider, self.model, what)
+        if finish == "tool_use" and not tool_index:
+            raise incomplete_response(self.provider, self.model,
+                                      "the response stopped for tool use but no tool_use content_block_start arrived")
         total = (usage.input_tokens or 0) + (usage.output_tokens or 0)
         yield ResponseDone(_FINISH.get(finish, "other"), usage.model_copy(update={"total_tokens": total}), finish)
 

@@ -1,0 +1,127 @@
+"""Benchmark: a durable turn (harness-dbos, SQLite system database) against the same turn
+run plainly, on the built-in harness.
+
+The turn: ``STEPS`` model responses of ``CALLS`` calls each to a trivial host tool
+(``echo``), then a final answer (default 10 x 10 = 100 tool calls), answered by a
+:class:`harness_core.testing.ScriptedModelServer` over HTTP on 127.0.0.1 (the OpenAI wire).
+Both stacks use the same agent configuration (the model client wrapped with
+``durable_model``, a pass-through outside durable turns); the durable one records every model request
+and every host-tool execution as a DBOS step (with its start claim) and publishes every
+part to the turn's DBOS stream. DBOS is launched once, before timing; each durable turn
+is a new workflow. Figures are wall-clock medians over ``--repeat`` turns each,
+interleaved (plain, durable, plain, ...) so machine load hits both alike.
+
+Run: ``uv run python bench/bench_durable.py`` (``--steps``, ``--calls``, ``--repeat``).
+Prints both medians (ms per turn), the ratio durable / plain (goal: <= 1.5) and the
+recorded steps per durable turn. ``run(quick)`` returns the rows for ``python -m bench``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import harness_dbos
+from harness_builtin import create_model_client
+
+from harness_core import HarnessAgent, define_harness_tool
+from harness_core.testing import ModelTurn, Script, ScriptedModelServer, ToolCallSpec
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from bench._rows import Row
+
+ECHO = define_harness_tool(
+    name="echo",
+    description="Return the text.",
+    input={"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+    execute=lambda value, context: value["text"],
+)
+
+
+def _script(steps: int, calls: int) -> Script:
+    turns = [ModelTurn(tool_calls=[ToolCallSpec("echo", {"text": f"s{s}c{c}"}) for c in range(calls)])
+             for s in range(steps)]
+    return Script.of(*turns, "done")
+
+
+def _agent(url: str) -> HarnessAgent:
+    client: Any = create_model_client("openai:scripted", base_url=url, api_key="bench", max_retries=0)
+    model = harness_dbos.durable_model(client)  # a pass-through outside durable turns
+    return HarnessAgent(harness="builtin", harness_options={"model": model}, tools=[ECHO],
+                        include_plugin_tools=False)
+
+
+async def _plain(agent: HarnessAgent) -> float:
+    started = time.perf_counter()
+    session = await agent.create_session()
+    result = await agent.generate(session=session, prompt="go")
+    await session.destroy()
+    assert result.finish_reason == "stop", [p.to_json() for p in result.parts if p.type == "error"]
+    return time.perf_counter() - started
+
+
+async def _durable(durable: harness_dbos.DurableAgent) -> float:
+    started = time.perf_counter()
+    workflow_id = await durable.start_turn("go")
+    result = await durable.result(workflow_id)
+    assert result["finish_reason"] == "stop", result
+    return time.perf_counter() - started
+
+
+def measure(steps: int, calls: int, repeat: int) -> dict[str, float]:
+    """Medians (seconds) of ``repeat`` plain and durable turns, and steps per durable turn."""
+    with tempfile.TemporaryDirectory() as folder, ScriptedModelServer(_script(steps, calls)) as server:
+        plain = _agent(server.openai_base_url)
+        durable = harness_dbos.DurableAgent(_agent(server.openai_base_url), name="bench")
+        harness_dbos.launch(directory=folder)
+        try:
+            async def main() -> tuple[list[float], list[float], int]:
+                await _plain(plain)  # warm-up: imports, connections
+                await _durable(durable)
+                plain_times, durable_times = [], []
+                for _ in range(repeat):
+                    plain_times.append(await _plain(plain))
+                    durable_times.append(await _durable(durable))
+                from dbos import DBOS
+
+                (last,) = await DBOS.list_workflows_async(limit=1, sort_desc=True)
+                recorded = len(await DBOS.list_workflow_steps_async(last.workflow_id))
+                return plain_times, durable_times, recorded
+
+            plain_times, durable_times, recorded = asyncio.run(main())
+        finally:
+            harness_dbos.destroy()
+    plain_median, durable_median = statistics.median(plain_times), statistics.median(durable_times)
+    return {"plain": plain_median, "durable": durable_median, "ratio": durable_median / plain_median,
+            "steps": float(recorded)}
+
+
+def run(quick: bool) -> list[Row]:
+    """Rows for ``python -m bench``: the durable / plain ratio (goal 1.5)."""
+    figures = measure(10, 10, 3 if quick else 7)
+    return [Row("durable / plain turn, 100 host-tool calls", 1.5, figures["ratio"], "x", "ratio")]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=10)
+    parser.add_argument("--calls", type=int, default=10)
+    parser.add_argument("--repeat", type=int, default=7)
+    args = parser.parse_args()
+    figures = measure(args.steps, args.calls, args.repeat)
+    total = args.steps * args.calls
+    print(f"turn of {total} host-tool calls in {args.steps} model steps, {args.repeat} turns each (medians)")
+    print(f"plain    {figures['plain'] * 1000:9.1f} ms")
+    print(f"durable  {figures['durable'] * 1000:9.1f} ms   ({int(figures['steps'])} recorded DBOS operations)")
+    print(f"ratio    {figures['ratio']:9.2f}  (goal <= 1.5)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,158 @@
+"""The agent features a call can set: structured output, stop conditions, plan mode.
+
+:class:`AgentFeatures` holds the agent-level defaults (``HarnessAgent(output=...,
+stop_when=..., mode=...)``) and the adapter's capability table, and checks each setting
+against it when it is made: at agent construction for the defaults, when ``stream()`` /
+``generate()`` is called for per-call values, so an unsupported feature raises
+:class:`~harness_core.errors.HarnessCapabilityUnsupportedError` with the adapter's reason
+before anything runs. :class:`CallFeatures` is what one call asks for; :class:`TurnFeatures`
+what the session keeps for the turn across its result slices.
+
+New features (skills, steering, telemetry) add their setting here and their flag to
+:class:`~harness_core.capabilities.Capability`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from typing import Any, Literal, TypeAlias
+
+import attrs
+
+from harness_core.agent.collected import GenerateResult
+from harness_core.agent.output import Output, OutputSetting, StructuredOutput, repair_prompt
+from harness_core.agent.stop import StopCondition, StopWatch, stop_conditions
+from harness_core.capabilities import Capability, HarnessCapabilities
+from harness_core.errors import HarnessConfigurationError
+
+__all__ = ["AgentFeatures", "AgentMode", "CallFeatures", "TurnFeatures", "generate_with_repairs", "parse_mode"]
+
+AgentMode: TypeAlias = Literal["default", "plan"]
+"""``default`` (the runtime may act) or ``plan`` (it plans without editing)."""
+
+_MODES: tuple[AgentMode, ...] = ("default", "plan")
+
+
+def parse_mode(value: object) -> AgentMode:
+    """``"default"`` or ``"plan"``.
+
+    Raises:
+        HarnessConfigurationError: any other value.
+    """
+    if value not in _MODES:
+        raise HarnessConfigurationError(f"mode must be 'default' or 'plan', got {value!r}")
+    return value
+
+
+@attrs.frozen
+class CallFeatures:
+    """What one call asks for (after the agent's defaults were applied).
+
+    Attributes:
+        output: the structured output requested, or ``None``.
+        stop_when: the stop conditions (empty: never stop early).
+        mode: ``default`` or ``plan``.
+        stop_when_given: the call set ``stop_when`` itself (a continuation replaces the
+            turn's conditions only then).
+    """
+
+    output: Output | None = None
+    stop_when: tuple[StopCondition, ...] = ()
+    mode: AgentMode = "default"
+    stop_when_given: bool = False
+
+
+@attrs.define
+class TurnFeatures:
+    """What the session keeps for its current turn, across result slices.
+
+    Attributes:
+        output: the turn's structured output request, or ``None``.
+        watch: the turn's stop conditions.
+        mode: the turn's mode.
+    """
+
+    output: Output | None
+    watch: StopWatch
+    mode: AgentMode
+
+    @classmethod
+    def start(cls, call: CallFeatures) -> TurnFeatures:
+        """The features of a new turn started by ``call``."""
+        return cls(output=call.output, watch=StopWatch(call.stop_when), mode=call.mode)
+
+    def continue_with(self, call: CallFeatures) -> None:
+        """A continuation: its ``stop_when``, when it gave one, replaces the turn's."""
+        if call.stop_when_given:
+            self.watch.replace(call.stop_when)
+
+
+class AgentFeatures:
+    """The agent's feature defaults, checked against the adapter's capabilities.
+
+    Args:
+        capabilities: the adapter's table (:func:`~harness_core.capabilities.capabilities_of`).
+        output / stop_when / mode: the ``HarnessAgent`` settings.
+
+    Raises:
+        HarnessConfigurationError: a malformed setting.
+        HarnessCapabilityUnsupportedError: a setting the adapter cannot honour.
+    """
+
+    def __init__(self, capabilities: HarnessCapabilities, *, output: OutputSetting | None = None,
+                 stop_when: object = None, mode: object = "default") -> None:
+        self.capabilities = capabilities
+        self.defaults = self._check(CallFeatures(
+            output=Output.of(output) if output is not None else None,
+            stop_when=stop_conditions(stop_when), mode=parse_mode(mode)))
+
+    def _check(self, features: CallFeatures) -> CallFeatures:
+        caps = self.capabilities
+        if features.output is not None:
+            caps.require(Capability.STRUCTURED_OUTPUT, "output=")
+        if features.stop_when:
+            caps.require(Capability.STOP_CONDITIONS, "stop_when=")
+        if features.mode == "plan":
+            caps.require(Capability.PLAN_MODE, "mode='plan'")
+        return features
+
+    def for_call(self, *, output: OutputSetting | None = None, stop_when: object = None,
+                 mode: object = None) -> CallFeatures:
+        """One call's features: its own values where given, else the agent's.
+
+        Raises:
+            HarnessConfigurationError / HarnessCapabilityUnsupportedError: as the constructor.
+        """
+        base = self.defaults
+        return self._check(CallFeatures(
+            output=Output.of(output) if output is not None else base.output,
+            stop_when=stop_conditions(stop_when) if stop_when is not None else base.stop_when,
+            mode=parse_mode(mode) if mode is not None else base.mode,
+            stop_when_given=stop_when is not None,
+        ))
+
+
+Generate: TypeAlias = Callable[[str], Awaitable[GenerateResult]]
+
+
+async def generate_with_repairs(result: GenerateResult, generate: Generate) -> GenerateResult:
+    """Repair turns for an invalid structured output (``Output.repair_turns``).
+
+    While ``result``'s output is invalid, its turn finished (``stop``) and repairs are left,
+    ``generate(repair_prompt)`` runs a new turn in the same session; the first valid
+    result, or the last one, is returned.
+    """
+    structured: StructuredOutput | None = result.structured
+    attempts = 0
+    while (structured is not None and structured.error is not None and result.finish_reason == "stop"
+           and attempts < structured.spec.repair_turns):
+        attempts += 1
+        result = await generate(repair_prompt(structured.error, structured.spec))
+        structured = result.structured
+    return result
+
+
+def describe(features: CallFeatures) -> dict[str, Any]:
+    """A JSON-friendly summary (for reprs and logs)."""
+    return {"output": features.output.name if features.output else None,
+            "stop_when": [getattr(c, "__name__", repr(c)) for c in features.stop_when], "mode": features.mode}

@@ -1,0 +1,28 @@
+"""What the Codex adapter supports (:mod:`harness_core.capabilities` declarations)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Final
+
+from harness_core import Capability, CapabilitySupport, supported, unsupported
+
+__all__ = ["CAPABILITIES"]
+
+CAPABILITIES: Final[Mapping[Capability, CapabilitySupport]] = {
+    Capability.STRUCTURED_OUTPUT: supported(
+        "turn/start's outputSchema: Codex constrains the final agent message, streamed as the last step's text "
+        "(the Responses API wants strict schemas: additionalProperties false, every property required)"),
+    Capability.STOP_CONDITIONS: unsupported(
+        "the app-server reports no model-step boundaries (a Codex turn is one step), so there is no finished "
+        "step to stop after"),
+    Capability.PLAN_MODE: unsupported(
+        "Codex's 'plan' collaboration mode only changes the instructions, and the adapter cannot yet hold a "
+        "turn read-only (escalated commands would still reach the approval path)"),
+    Capability.COMPACTION: supported("thread/compact/start"),
+    Capability.CROSS_PROCESS_CONTINUATION: supported("thread/resume from the kept Codex home"),
+    Capability.MCP_SERVERS: supported("Codex's [mcp_servers] configuration"),
+    Capability.STEERING: unsupported("not mapped yet (turn/steer)"),
+    Capability.SKILLS: unsupported("not mapped yet"),
+}
+"""Capability declarations of the ``codex`` adapter."""

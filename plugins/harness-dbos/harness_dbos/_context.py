@@ -1,0 +1,36 @@
+"""The durable turn a task runs in, if any (a context variable; imports no DBOS).
+
+:data:`current_turn` is set by :class:`~harness_dbos.DurableAgent` for the duration of a
+turn workflow. The host-tool step wrapper (:mod:`harness_dbos.plugin`) and the model
+client wrapper (:class:`~harness_dbos.DurableModelClient`) look at it: unset, they pass
+calls straight through, so an agent used outside a durable turn behaves as without this
+plugin, and importing the plugin never imports DBOS.
+"""
+
+from __future__ import annotations
+
+from contextvars import ContextVar
+
+import attrs
+
+from harness_core import ContinuationStore
+
+__all__ = ["TurnRuntime", "current_turn"]
+
+
+@attrs.frozen
+class TurnRuntime:
+    """What the steps of one running turn workflow need.
+
+    Attributes:
+        workflow_id: the DBOS workflow id of the turn.
+        claims: the store that marks a host-tool execution as started (at most one start
+            per step, across every worker sharing it).
+    """
+
+    workflow_id: str
+    claims: ContinuationStore
+
+
+current_turn: ContextVar[TurnRuntime | None] = ContextVar("harness_dbos_current_turn", default=None)
+"""The running durable turn of this task (copied into the tasks and threads it starts)."""

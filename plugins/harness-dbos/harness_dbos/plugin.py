@@ -1,0 +1,47 @@
+"""The ``dbos`` plugin (entry point ``harness`` / ``dbos``): host-tool executions inside a
+durable turn become DBOS steps.
+
+It implements ``harness_execute_tool`` as a wrapper (outside the core's ``output-limit``,
+``error-policy`` and ``tool-timeout`` wrappers, so the step records the final, bounded
+output). Outside a durable turn (:data:`harness_dbos._context.current_turn` unset) it
+returns the inner awaitable unchanged and never imports DBOS.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Generator, Sequence
+from typing import TYPE_CHECKING
+
+from harness_core import ExecutionContext, ToolCall, ToolOutput, hookimpl
+
+from ._context import current_turn
+
+if TYPE_CHECKING:
+    import click
+
+__all__ = ["PLUGIN_NAME", "harness_cli_commands", "harness_execute_tool"]
+
+PLUGIN_NAME = "dbos"
+"""The name this plugin is registered under (its entry-point name)."""
+
+
+@hookimpl(wrapper=True)
+def harness_execute_tool(
+    call: ToolCall, context: ExecutionContext
+) -> Generator[None, Awaitable[ToolOutput] | None, Awaitable[ToolOutput] | None]:
+    """Wrap the execution of ``call`` in a step of the running durable turn, if any."""
+    awaitable = yield
+    runtime = current_turn.get()
+    if awaitable is None or runtime is None:
+        return awaitable
+    from .tool_step import durable_tool_call
+
+    return durable_tool_call(awaitable, call, runtime)
+
+
+@hookimpl
+def harness_cli_commands() -> Sequence[click.Command]:
+    """``harness worker`` and ``harness sessions``."""
+    from .cli import commands
+
+    return commands()

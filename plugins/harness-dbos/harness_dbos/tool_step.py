@@ -1,0 +1,84 @@
+"""A host-tool execution as a DBOS step, started at most once.
+
+DBOS records a step's output once it returns, and a replay returns the record without
+running the step again. A worker killed *while* a tool runs leaves the step unrecorded,
+and DBOS alone would run it again on recovery (at least once). So the step first claims
+``sha256(workflow id, step id, call id)`` in the turn's claim store (a
+:class:`harness_core.ContinuationStore`, by default a
+:class:`harness_core.SqliteContinuationStore`): only the first claim executes the tool;
+an execution found claimed but unrecorded was interrupted, is not run again, and gives
+the model :data:`INTERRUPTED` as an error result. A completed execution is never repeated;
+an interrupted one is never repeated either (at most once), and the model is told so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+from collections.abc import Awaitable
+
+import anyio
+
+from harness_core import ToolCall, ToolOutput
+
+from ._context import TurnRuntime
+from ._recorded import run_recorded_step
+
+__all__ = ["INTERRUPTED", "durable_tool_call"]
+
+INTERRUPTED = (
+    "Error: the worker running this tool stopped before its result was recorded; the tool was "
+    "not run again (it may have partly run). Check its effects before calling it again."
+)
+"""The error result of an execution that a crash interrupted."""
+
+
+def _claim_key(runtime: TurnRuntime, step_id: object, call: ToolCall) -> str:
+    text = f"harness-dbos/host-tool\0{runtime.workflow_id}\0{step_id}\0{call.tool_call_id}"
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+async def durable_tool_call(awaitable: Awaitable[ToolOutput], call: ToolCall, runtime: TurnRuntime) -> ToolOutput:
+    """Run ``awaitable`` (the host-tool execution the inner ``harness_execute_tool``
+    implementations returned) as the step ``host-tool:<name>`` of the running turn.
+
+    Returns:
+        the tool's output (recorded), or :data:`INTERRUPTED` as an error result when an
+        earlier worker started this execution and died before recording it.
+
+    Raises:
+        whatever the execution raised (``on_error="fail"``), rebuilt from the record on a
+        replay.
+    """
+    from dbos import DBOS
+
+    started = False
+
+    async def execute() -> ToolOutput:
+        nonlocal started
+        key = _claim_key(runtime, DBOS.step_id, call)
+        claimed = await anyio.to_thread.run_sync(runtime.claims.claim, key, runtime.workflow_id)
+        if not claimed:
+            return ToolOutput(INTERRUPTED, is_error=True)
+        started = True
+        return await awaitable
+
+    try:
+        return await run_recorded_step(f"host-tool:{call.tool_name}", execute)
+    finally:
+        if not started:
+            _discard(awaitable)  # replayed or interrupted: the execution never runs
+
+
+def _discard(awaitable: object) -> None:
+    """Close a coroutine that will never run, and the unstarted coroutines it was given
+    as arguments (the inner ``harness_execute_tool`` layers), so none warns that it was
+    never awaited."""
+    if not inspect.iscoroutine(awaitable):
+        return
+    created = inspect.getcoroutinestate(awaitable) == inspect.CORO_CREATED
+    frame = awaitable.cr_frame
+    arguments = list(frame.f_locals.values()) if created and frame is not None else []
+    awaitable.close()
+    for argument in arguments:
+        _discard(argument)

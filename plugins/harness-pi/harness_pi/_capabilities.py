@@ -1,0 +1,27 @@
+"""What the pi adapter supports (:mod:`harness_core.capabilities` declarations)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Final
+
+from harness_core import Capability, CapabilitySupport, supported, unsupported
+
+__all__ = ["CAPABILITIES"]
+
+CAPABILITIES: Final[Mapping[Capability, CapabilitySupport]] = {
+    Capability.STRUCTURED_OUTPUT: unsupported(
+        "pi's RPC mode has no response-format or output-schema option (a final-answer tool in the generated "
+        "extension is not built yet)"),
+    Capability.STOP_CONDITIONS: supported("evaluated by the core after each step (pi's message_end); pi's later "
+                                          "events wait queued"),
+    Capability.PLAN_MODE: unsupported(
+        "pi has no plan or read-only mode; a read-only tool set would need pi restarted with other --tools "
+        "(not mapped yet)"),
+    Capability.COMPACTION: supported("pi's compact RPC command"),
+    Capability.CROSS_PROCESS_CONTINUATION: supported("pi's session file and the extension's pending calls"),
+    Capability.MCP_SERVERS: supported("served to pi through the generated extension"),
+    Capability.STEERING: unsupported("not mapped yet (pi's steer command)"),
+    Capability.SKILLS: unsupported("not mapped yet"),
+}
+"""Capability declarations of the ``pi`` adapter."""

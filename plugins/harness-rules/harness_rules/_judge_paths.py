@@ -1,0 +1,150 @@
+"""Judging the paths a call touches against path rules: every spelling of each path, and
+what a directory (a search root, a directory argument) holds below it."""
+
+from __future__ import annotations
+
+import glob as globlib
+import json
+import os
+from collections.abc import Sequence
+from typing import Final
+
+from ._paths import Bases, PathPattern, Spelling, normalize, probe_tree, relative, spellings
+from ._pool import Pool, Tally
+from ._syntax import Action, Rule, RuleKind
+from ._verdict import RuleMatch
+
+__all__ = ["DEFAULT_SEARCH_LIMIT", "PathJudge"]
+
+DEFAULT_SEARCH_LIMIT: Final = 100_000
+"""Directory entries a search-root walk looks at before giving up (and asking)."""
+
+_GLOB_LIMIT: Final = 200
+_EXCLUDE_HINTS: Final = 20
+
+
+class PathJudge:
+    """The path half of :class:`~harness_rules.RuleEngine`.
+
+    Attributes:
+        home: the home directory ``~`` resolves to.
+        search_limit: directory entries a walk below a directory may look at.
+    """
+
+    home: str
+    search_limit: int
+
+    def _path(self, raw: str, cwds: Sequence[str | None], pool: Pool, tally: Tally, bases: Bases, *,
+              required: bool, origin: str | None = None, search: bool = False, glob: bool = False,
+              deny_only: bool = False, probe: bool = False, excludes: Sequence[str] = (),
+              can_exclude: bool = False) -> None:
+        tally.parts += 1
+        root = bases.workspace[0]
+        if "\x00" in raw:
+            tally.unsure.append(f"path {raw!r} holds a NUL character")
+            return
+        uncertain = any(c is None for c in cwds) and not os.path.isabs(raw) and not raw.startswith("~")
+        raws = [raw]
+        if glob:
+            for cwd in cwds:
+                base = cwd or root
+                found = globlib.glob(raw, root_dir=base, recursive=False)  # `*` skips dot files, as in bash
+                if len(found) > _GLOB_LIMIT and (pool.deny or pool.ask):
+                    tally.unsure.append(f"`{raw}` expands to more than {_GLOB_LIMIT} paths, too many to check")
+                raws.extend(found[:_GLOB_LIMIT])
+        if len(cwds) == 1 and len(raws) == 1:
+            spells = list(spellings(raw, cwds[0] or root, self.home, bases, tally.lstats))
+        else:
+            spelled: dict[str, Spelling] = {}
+            for cwd in cwds:
+                for one in raws:
+                    for sp in spellings(one, cwd or root, self.home, bases, tally.lstats):
+                        spelled.setdefault(sp.path, sp)
+            spells = list(spelled.values())
+        if deny_only and not probe and not pool.deny_paths.may_match(spells, bases) and not any(
+            sp.unknown for sp in spells
+        ):
+            return  # the guard's common case: no deny rule can match any spelling
+        shown = f"path `{raw}`" if origin is None else f"`{raw}` ({origin})"
+        strange = next((sp.unknown for sp in spells if sp.unknown), None)
+        if strange is not None and (pool.deny or pool.ask or (required and pool.allow)):
+            tally.unsure.append(f"{shown}: {strange}, which the rules cannot resolve")
+        # denials and asks: any spelling, and anything below a directory
+        for rules, index, bucket in ((pool.deny, pool.deny_paths, tally.deny),
+                                     (() if deny_only else pool.ask, pool.ask_paths, tally.ask)):
+            if not rules or not index.may_match(spells, bases):
+                continue
+            for rule in rules:
+                hit = self._path_hit(rule, spells, bases)
+                if hit is not None:
+                    bucket.append(RuleMatch(rule, f"{shown} = {hit}" if hit != raw else shown))
+                    break
+        dirs = [s.path for s in spells if s.is_dir] if probe else []
+        if dirs and not tally.deny:
+            self._probe(dirs, pool, tally, bases, shown, search, deny_only, excludes, can_exclude and search)
+        if deny_only or not required:
+            return
+        if uncertain:
+            tally.unsure.append(f"{shown}: the directory it is relative to is only known at run time")
+            return
+        for sp in spells:
+            if not sp.is_dir and not pool.allow_paths.may_match((sp,), bases):
+                tally.unallowed.append(shown if sp.path == raw else f"{shown} = {sp.path}")
+                return  # no allow rule matches this file (one joined regex instead of one per rule)
+            allowed = next((r for r in pool.allow if self._path_allows(r, sp, bases)), None)
+            if allowed is None:
+                tally.unallowed.append(shown if sp.path == raw else f"{shown} = {sp.path}")
+                return
+            tally.allow.append(RuleMatch(allowed, f"{shown} = {sp.path}"))
+
+    @staticmethod
+    def _path_hit(rule: Rule, spells: Sequence[Spelling], bases: Bases) -> str | None:
+        if rule.kind is RuleKind.NAME:
+            return spells[0].path if spells else ""
+        pattern = rule.path
+        if pattern is None:
+            return None
+        for sp in spells:
+            if pattern.matches(sp.path, sp.is_dir, bases):
+                return sp.path
+        return None
+
+    @staticmethod
+    def _path_allows(rule: Rule, sp: Spelling, bases: Bases) -> bool:
+        if rule.kind is RuleKind.NAME:
+            return True
+        pattern = rule.path
+        if pattern is None:
+            return False
+        return pattern.covers(sp.path, bases) if sp.is_dir else pattern.matches(sp.path, False, bases)
+
+    def _probe(self, dirs: Sequence[str], pool: Pool, tally: Tally, bases: Bases, shown: str,
+               search: bool, deny_only: bool, excludes: Sequence[str] = (), can_exclude: bool = False) -> None:
+        candidates: list[tuple[Rule, PathPattern]] = []
+        for rule in (*pool.deny, *(() if deny_only else pool.ask)):
+            if rule.path is not None:  # even a pattern out of reach: a symlink may point at it
+                candidates.append((rule, rule.path))
+        if not candidates:
+            return
+        n_deny = sum(1 for r, _ in candidates if r.action is Action.DENY)
+        root = bases.workspace[0]
+        left_out = [normalize(os.path.join(root, e)) for e in excludes if isinstance(e, str) and e]
+        result = probe_tree(dirs, [p for _, p in candidates], bases, limit=self.search_limit,
+                            stop_at=range(n_deny), exclude=left_out, collect=_EXCLUDE_HINTS if can_exclude else 0)
+        what = "search root" if search else "directory"
+        hint = ""
+        if result.hits:
+            shown_hits = [relative(h, root) or h for h in result.hits]
+            more = " (and maybe more)" if len(shown_hits) >= _EXCLUDE_HINTS else ""
+            hint = (f"; search again with `exclude`: {json.dumps(shown_hits)}{more} (workspace-relative), and the "
+                    "denied paths are left out")
+        for index, found in sorted(result.found.items()):
+            rule = candidates[index][0]
+            bucket = tally.deny if rule.action is Action.DENY else tally.ask
+            bucket.append(RuleMatch(rule, f"{shown}: the {what} contains `{found}`{hint if bucket is tally.deny else ''}"))
+        if result.truncated and not tally.deny:
+            tally.unsure.append(
+                f"{shown}: the {what} holds more than {self.search_limit} entries, too many to check "
+                f"against `{candidates[0][0].text}`"
+            )
+

@@ -1,0 +1,221 @@
+"""The shell walker: parses a script (fast pre-pass or bashlex) and walks lists, pipelines,
+compound commands, functions, and substitutions at any depth (see :mod:`harness_rules._shell`)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import Any, Final
+
+from ._expand import parameter_problem, substitution_texts
+from ._fastparse import FastNode, fast_parse
+from ._units import (
+    MAX_COMMAND_CHARS,
+    MAX_DEPTH,
+    Cwds,
+    Opaque,
+    show_command,
+    textual_opaque,
+    union,
+)
+from ._walk_simple import SimpleWalker
+from ._walk_words import GLOBIGNORE_OPAQUE, Stdin, Unsupported
+
+__all__ = ["Walker"]
+
+_HEREDOC_QUOTED: Final = re.compile(r"<<(-?)[ \t]*(?:'([\w.-]+)'|\"([\w.-]+)\"|\\([\w.-]+))")
+_HEREDOC_PLAIN: Final = re.compile(r"<<-?[ \t]*([\w.-]+)")
+_REDEFINES_OUTPUT: Final = re.compile(
+    r"(?<![\w-])(?:echo|printf|cat)\s*\(\s*\)"  # a function named echo, printf or cat
+    r"|\bfunction\s+(?:echo|printf|cat)\b"
+    r"|(?<![\w-])(?:alias|enable|hash)(?![\w-])"  # aliases, disabled builtins, hashed paths
+    r"|(?<![\w-])PATH\+?="  # another `cat`
+)
+"""Text that may change what ``echo``/``printf``/``cat`` print: their output is then not
+taken as literal anywhere in the command line."""
+
+
+def _may_redefine(text: str) -> bool:
+    """False when :data:`_REDEFINES_OUTPUT` cannot match ``text``: each of its alternatives
+    needs one of these substrings (a cheap test before the regular expression)."""
+    return "(" in text or "function" in text or "alias" in text or "enable" in text or "hash" in text \
+        or "PATH" in text
+
+
+class Walker(SimpleWalker):
+    """Walks bashlex trees, collecting units, paths and opaque items.
+
+    Args:
+        home: the home directory.
+        stdin: the standard input commands inherit.
+        literal_ok: outputs of ``echo``/``printf``/``cat`` may be taken as literal (False
+            once the command line may redefine them).
+    """
+
+    # entry points
+
+    def script(self, text: str, cwds: Cwds, depth: int) -> str | None:
+        """Walk a whole script; returns an error message when it cannot be parsed."""
+        if depth > MAX_DEPTH:
+            return f"commands nested more than {MAX_DEPTH} levels deep"
+        if len(text) > MAX_COMMAND_CHARS:
+            return f"the command is longer than {MAX_COMMAND_CHARS} characters"
+        if not text.strip():
+            return None
+        if "\x00" in text:
+            return "the command holds a NUL character"
+        if "GLOBIGNORE" in text:
+            self.opaque.append(GLOBIGNORE_OPAQUE)
+        if self.literal_ok and _may_redefine(text):
+            self.literal_ok = _REDEFINES_OUTPUT.search(text) is None
+        trees: Sequence[Any] | None = fast_parse(text)  # plain command lines, without bashlex
+        if trees is not None:
+            self.source = text
+        else:
+            rewritten = self._unquote_heredocs(text)
+            self.source = rewritten
+            import bashlex  # imported on first use: plugin discovery stays cheap
+
+            try:
+                trees = bashlex.parse(rewritten)
+            except Exception as exc:  # bashlex raises ParsingError, NotImplementedError and others
+                return f"the shell parser could not parse it ({type(exc).__name__}: {exc})"
+        try:
+            for tree in trees:  # lines run one after the other, whether or not a `cd` failed
+                cwds = union(cwds, self.node(tree, cwds, depth))
+        except Unsupported as exc:
+            return str(exc)
+        except RecursionError:
+            return "commands nested too deeply to judge"
+        return None
+
+    def _unquote_heredocs(self, text: str) -> str:
+        # bashlex cannot parse quoted here-document delimiters (<<'EOF'); the quotes only
+        # switch off expansion in the body, so drop them and remember the body is literal.
+        def repl(match: re.Match[str]) -> str:
+            name = match.group(2) or match.group(3) or match.group(4)
+            self.quoted_delimiters.add(name)
+            return "<<" + match.group(1) + name
+
+        self.unquoted_delimiters.update(_HEREDOC_PLAIN.findall(text))
+        return _HEREDOC_QUOTED.sub(repl, text)
+
+    # nodes
+
+    def node(self, node: Any, cwds: Cwds, depth: int) -> Cwds:
+        kind = node.kind
+        if kind == "command":
+            if type(node) is FastNode:
+                return self.simple_cached(node, cwds, depth)
+            return self.simple(node, cwds, depth)
+        if kind == "list":
+            return self.sequence(node.parts, cwds, depth)
+        if kind == "pipeline":
+            return self.pipeline(node, cwds, depth)
+        if kind == "compound":
+            return self.compound(node, cwds, depth)
+        if kind in ("if", "for", "while", "until"):
+            after = cwds
+            for part in node.parts:
+                if part.kind == "word":
+                    self.substitutions(part, cwds, depth)
+                elif part.kind not in ("reservedword", "operator"):
+                    after = union(after, self.node(part, cwds, depth))
+            return after
+        if kind == "function":
+            name = next((p.word for p in node.parts if p.kind == "word"), "?")
+            saved, self.stdin = self.stdin, Stdin("pipe", origin=f"whatever the callers of `{name}` feed it")
+            try:
+                for part in node.parts:
+                    if part.kind not in ("word", "reservedword"):
+                        self.node(part, cwds, depth)
+            finally:
+                self.stdin = saved
+            return cwds
+        if kind in ("reservedword", "operator", "pipe"):
+            return cwds
+        raise Unsupported(f"unsupported shell construct {kind!r}")
+
+    def pipeline(self, node: Any, cwds: Cwds, depth: int) -> Cwds:
+        """Each stage reads the previous stage's output."""
+        saved = self.stdin
+        previous: Any = None
+        try:
+            for part in node.parts:
+                if part.kind in ("pipe", "reservedword"):
+                    continue
+                if previous is not None:
+                    start, end = previous.pos
+                    shown = f"the output of `{self.source[start:min(end, start + 80)]}`"
+                    text = self.literal_output(previous)
+                    self.stdin = Stdin("pipe", origin=shown) if text is None else Stdin("literal", text, shown)
+                self.node(part, cwds, depth)
+                previous = part
+        finally:
+            self.stdin = saved
+        return cwds
+
+    def sequence(self, parts: Sequence[Any], cwds: Cwds, depth: int) -> Cwds:
+        current = cwds
+        before = cwds
+        for part in parts:
+            if part.kind == "operator":
+                if part.op == "&&":
+                    continue
+                current = union(before, current)
+                continue
+            before = current
+            current = self.node(part, current, depth)
+        return current
+
+    def compound(self, node: Any, cwds: Cwds, depth: int) -> Cwds:
+        if self.source.startswith("((", node.pos[0]):
+            raise Unsupported("an arithmetic command `(( ... ))` evaluates expressions, which can run commands "
+                               "(bashlex reads it as nested subshells)")
+        items = list(node.list)
+        subshell = bool(items) and items[0].kind == "reservedword" and items[0].word == "("
+        stdin = self.stdin
+        for redirect in getattr(node, "redirects", ()) or ():
+            stdin = self.redirect(redirect, cwds, depth, "(compound command)") or stdin
+        saved, self.stdin = self.stdin, stdin
+        after = cwds
+        try:
+            for item in items:
+                if item.kind == "reservedword":
+                    continue
+                after = self.node(item, after, depth)
+        finally:
+            self.stdin = saved
+        return cwds if subshell else after
+
+    def substitutions(self, node: Any, cwds: Cwds, depth: int) -> None:
+        """Walk the command and process substitutions inside a word or assignment; the
+        commands of an output process substitution ``>(...)`` read what is written to it."""
+        for part in getattr(node, "parts", ()) or ():
+            if part.kind == "processsubstitution" and self.source[part.pos[0] : part.pos[0] + 2] == ">(":
+                saved, self.stdin = self.stdin, Stdin("pipe", origin="what is written to `>(...)`")
+                try:
+                    self.node(part.command, cwds, depth)
+                finally:
+                    self.stdin = saved
+            elif part.kind in ("commandsubstitution", "processsubstitution"):
+                self.node(part.command, cwds, depth)
+            elif part.kind == "parameter":
+                self.parameter(part, cwds, depth)
+            else:
+                self.substitutions(part, cwds, depth)
+
+    def parameter(self, node: Any, cwds: Cwds, depth: int) -> None:
+        """A parameter expansion: bashlex does not parse what is inside ``${...}``, so
+        command substitutions there are found textually and judged, and any form that
+        may run code (substitutions, indirection, subscripts, arithmetic offsets, ``@P``)
+        is never allowed automatically."""
+        value = str(getattr(node, "value", ""))
+        problem = parameter_problem(value)
+        if problem is None:
+            return
+        shown = "${" + value + "}"
+        for inner in substitution_texts(value):
+            self.nested_script(inner, cwds, depth, f"a substitution inside `{show_command(shown, 80)}`")
+        self.opaque.append(Opaque(shown, problem, tuple(textual_opaque(value, "").deny_forms)))
+
