@@ -153,6 +153,7 @@ if TYPE_CHECKING:
         resolve_like_os,
         runtime_confinement,
     )
+    from harness_core.steering import SteerableTurn
     from harness_core.suggestions import describe_unknown_names
     from harness_core.tools.content import (
         TEXT_ONLY,
@@ -222,6 +223,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "RuntimeConfinement", "Sandbox", "SandboxProcess", "SandboxView", "SpawnedProcess",
         "install_paths", "path_in_workspace", "paths_outside", "python_paths",
         "require_path_sandbox", "resolve_like_os", "runtime_confinement"),
+    "harness_core.steering": ("SteerableTurn",),
     "harness_core.suggestions": ("describe_unknown_names",),
     "harness_core.tools.definition": ("BuiltinTool", "HarnessTool", "ToolCall", "ToolContext",
         "ToolKind", "ToolResources", "define_harness_tool"),
@@ -313,6 +315,7 @@ __all__ = [
     "StartRequest",
     "StartStepPart",
     "StateIntegrityError",
+    "SteerableTurn",
     "StepResult",
     "StopCondition",
     "StopContext",

@@ -325,8 +325,10 @@ class AdapterSession(Protocol):
       shows it to the host. An adapter that does not know them leaves it out.
     * ``workspace_root`` (``str`` or path), the absolute directory the runtime works in when
       the session got no sandbox and the adapter picked one itself (a ``cwd`` setting). The
-      agent strips it from display paths in parts (``display_paths="relative"``); with a
-      sandbox, the sandbox root is used and the attribute is ignored.
+      agent strips it from display paths in parts (``display_paths="relative"``), and the
+      permission mode covers built-in paths inside it only (``allow-edits`` / ``allow-reads``
+      ask for a path that resolves outside; without it every path counts as outside); with
+      a sandbox, the sandbox root is used and the attribute is ignored.
     """
 
     async def prompt(self, request: PromptRequest) -> AdapterTurn:

@@ -204,6 +204,8 @@ class TurnRunner:
             if request.mode == "continue":
                 read_on = await self._apply_answers(turn) and acts_on_each_answer(turn.adapter_turn)
             outcome = _PAUSE if turn.waiting_for_user() and not read_on else await self._pump(turn)
+            if isinstance(outcome, TurnEnd) and outcome.error_type == "runtime-crashed":
+                tg.cancel_scope.cancel()  # the runtime is gone: host calls still running have no one to answer
         if self._fatal is not None:
             await self._fail(self._fatal, "tool-execution")
         elif isinstance(outcome, TurnEnd):

@@ -155,6 +155,9 @@ async def open_session(
         state = suspended.model_dump(mode="json")
         await anyio.to_thread.run_sync(claim_state, config.continuation_store, state, session_id)
     adapter_session = await adapter.start(request)
+    runtime_root = getattr(adapter_session, "workspace_root", None)
+    if sandbox is None and runtime_root is not None:  # the permission mode covers this workspace only
+        settings = attrs.evolve(settings, workspace_root=str(runtime_root))
     if config.display_paths == "relative":
         root = sandbox.root if sandbox is not None else getattr(adapter_session, "workspace_root", None)
         settings = attrs.evolve(settings, display_root=str(root) if root is not None else None)

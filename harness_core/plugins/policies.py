@@ -1,7 +1,8 @@
 """The core's approval policies, registered as ordinary plugins.
 
 * ``permission-mode``: decides built-in calls from the agent's permission mode and the
-  built-in's kind. Its decisions are *fallbacks*: an explicit allow from another policy
+  built-in's kind; under ``allow-edits`` / ``allow-reads`` a call whose path resolves
+  outside the workspace (links followed, as the OS would) is asked, never allowed. Its decisions are *fallbacks*: an explicit allow from another policy
   (a rules file, say) pre-approves what the mode would have asked.
 * ``tool-approval``: decides host tool calls from the agent's ``tool_approval`` settings.
 
@@ -24,10 +25,12 @@ from harness_core.approval import (
     ApprovalContext,
     ApprovalDecision,
     ApprovalStatus,
+    PermissionMode,
     mode_allows,
     parse_tool_approval,
 )
 from harness_core.hookspecs import hookimpl
+from harness_core.sandbox.confine import paths_outside
 from harness_core.tools.definition import BuiltinTool, HarnessTool, ToolCall
 
 __all__ = ["ENFORCES_ATTRIBUTE", "EnforcedSetting", "PermissionModePolicy", "ToolApprovalPolicy", "enforces"]
@@ -51,8 +54,10 @@ def enforces(*settings: EnforcedSetting) -> Callable[[F], F]:
     * ``"tool_approval"``: it decides host calls from ``context.tool_approval`` and returns
       ``None`` for built-in calls;
     * ``"permission_mode"``: it decides built-in calls from ``context.permission_mode`` and
-      the built-in's kind alone (:func:`~harness_core.approval.mode_allows`, so under
-      ``allow-all`` it approves every built-in) and returns ``None`` for host calls.
+      the built-in's kind (:func:`~harness_core.approval.mode_allows`, so under
+      ``allow-all`` it approves every built-in; under the other modes it asks for a call
+      whose ``resources.paths`` leave ``context.workspace_root``) and returns ``None`` for
+      host calls.
 
     An agent with ``tool_approval`` entries (or a permission mode other than
     ``allow-all``) refuses to build unless some loaded implementation declares the
@@ -96,6 +101,14 @@ class PermissionModePolicy:
             label = f"{kind.value} built-in {call.tool_name!r}"
         mode = context.permission_mode
         if mode_allows(mode, kind):
+            outside = _outside_workspace(context)
+            if outside:
+                return ApprovalDecision(
+                    ApprovalStatus.USER_APPROVAL,
+                    f"permission mode {mode.value} covers the workspace only; {label} touches {outside!r}, "
+                    "which resolves outside it",
+                    fallback=True,
+                )
             return ApprovalDecision(
                 ApprovalStatus.APPROVED, f"permission mode {mode.value} allows {label}", fallback=True
             )
@@ -104,6 +117,21 @@ class PermissionModePolicy:
             f"permission mode {mode.value} asks before {label}",
             fallback=True,
         )
+
+
+def _outside_workspace(context: ApprovalContext) -> str | None:
+    """The first path of the call that leads outside the workspace, under ``allow-edits`` /
+    ``allow-reads`` (``allow-all`` covers every path). Resolved as the OS would
+    (:func:`~harness_core.sandbox.path_in_workspace`); with no known workspace every path
+    counts as outside (fail closed)."""
+    resources = context.resources
+    if context.permission_mode is PermissionMode.ALLOW_ALL or resources is None or not resources.paths:
+        return None
+    root = context.workspace_root
+    if root is None:
+        return resources.paths[0]
+    outside = paths_outside(resources.paths, root)
+    return outside[0] if outside else None
 
 
 class ToolApprovalPolicy:

@@ -36,6 +36,7 @@ def test_the_examples_run(capsys: pytest.CaptureFixture[str]) -> None:
         "Two cities checked.",
         "True False",
         "the scripted runtime has no read-only mode",
+        "does not support steering (steer_turn()): not declared by the adapter",
         "['NotebookEdit', 'bash', 'edit', 'glob', 'read', 'weather', 'write']",
         "active_tools or inactive_tools, not both",
         "It is 12 degrees.",

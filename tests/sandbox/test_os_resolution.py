@@ -73,7 +73,7 @@ def test_link_loops_are_a_clear_error_and_never_inside(layout: tuple[LocalSandbo
 
 
 def test_proc_self_cwd_is_the_runtime_working_directory(layout: tuple[LocalSandbox, Path, Path]) -> None:
-    _, workspace, outside = layout
+    _, workspace, _ = layout
     assert resolve_like_os("/proc/self/cwd/secret.txt", cwd=workspace) == workspace / "secret.txt"
     assert path_in_workspace("/proc/self/cwd/secret.txt", workspace)
     assert not path_in_workspace("/proc/self/cwd/../out/secret.txt", workspace)

@@ -92,6 +92,7 @@ class AcpSession:
         if not cwd.is_dir():
             raise HarnessConfigurationError(f"acp session {self.session_id!r}: workspace {str(cwd)!r} is not a directory")
         self.cwd = cwd.resolve()
+        self.workspace_root = str(self.cwd)  # AdapterSession.workspace_root: the permission mode's scope
         profile = settings.profile
         self._writes_config = settings.base_url is not None
         if self._host_tools and profile is not None and not profile.can_reach_mcp(self._writes_config):

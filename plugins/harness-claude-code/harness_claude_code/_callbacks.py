@@ -18,6 +18,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, Final
 
+import anyio
+
 from harness_core import BuiltinFilter, ToolOutput
 
 from ._builtins import BY_NATIVE
@@ -86,6 +88,7 @@ class RuntimeCallbacks:
             if self._bypass:
                 return PermissionResultAllow(updated_input=tool_input)
         answer = await turn.request_approval(context.tool_use_id, tool_name, tool_input)
+        _check_answerable(turn)
         if answer.approved:
             return PermissionResultAllow(updated_input=tool_input)
         return PermissionResultDeny(message=answer.reason or DEFAULT_DENIAL)
@@ -95,4 +98,20 @@ class RuntimeCallbacks:
         turn = self._live_turn()
         if turn is None:
             return ToolOutput("No turn is running; the host tool call was refused.", is_error=True)
-        return await turn.request_host_result(tool_use_id, tool_name, arguments)
+        output = await turn.request_host_result(tool_use_id, tool_name, arguments)
+        if turn.runtime_gone:
+            # The SDK's MCP bridge would answer a cancellation with an error it then fails to
+            # write to the dead CLI; wait instead until the SDK closes and cancels this request.
+            await anyio.sleep_forever()
+        return output
+
+
+def _check_answerable(turn: ClaudeCodeTurn) -> None:
+    """End the SDK's request task as cancelled when the CLI that asked is gone.
+
+    ``claude-agent-sdk`` writes a callback's answer back to the CLI, and a write to a dead
+    process raises ``CLIConnectionError`` in a detached task (an unhandled error in the
+    host's event loop); on cancellation it writes nothing (``_handle_control_request``).
+    """
+    if turn.runtime_gone:
+        raise anyio.get_cancelled_exc_class()("Claude Code exited; its request cannot be answered")

@@ -19,7 +19,7 @@ CAPABILITIES: Final[Mapping[Capability, CapabilitySupport]] = {
     Capability.COMPACTION: supported("Claude Code's /compact command"),
     Capability.CROSS_PROCESS_CONTINUATION: supported("resumes the Claude Code session and its interrupted turn"),
     Capability.MCP_SERVERS: supported("Claude Code's own MCP client (stdio, HTTP, SSE, SDK servers)"),
-    Capability.STEERING: unsupported("not mapped yet"),
+    Capability.STEERING: supported("a user message written to the CLI's streaming input while the turn runs"),
     Capability.SKILLS: unsupported("not mapped yet"),
 }
 """Capability declarations of the ``claude-code`` adapter."""

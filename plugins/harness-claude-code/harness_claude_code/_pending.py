@@ -107,6 +107,11 @@ class RuntimePending:
         self._live: dict[str, PendingRequest] = {}
         self._restored: dict[str, tuple[Literal["approval", "tool-result"], str]] = {}
         self._transcript: Callable[[], Path] | None = None
+        self._frozen = False
+
+    def freeze(self) -> None:
+        """The CLI exited: keep reporting what it held when it died (answers go nowhere now)."""
+        self._frozen = True
 
     def add(self, key: str, request: PendingRequest) -> None:
         """The live CLI sent ``request`` (``key``: approval id or call id) and waits for it."""
@@ -114,6 +119,8 @@ class RuntimePending:
 
     def discard(self, key: str) -> None:
         """The CLI's request ``key`` was answered or released."""
+        if self._frozen:
+            return
         self._live.pop(key, None)
         self._restored.pop(key, None)
 

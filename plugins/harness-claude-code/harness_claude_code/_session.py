@@ -86,6 +86,8 @@ class ClaudeCodeSession:
         if not cwd.is_dir():
             raise HarnessConfigurationError(f"claude-code session {self.session_id!r}: workspace {str(cwd)!r} is not a directory")
         self.cwd = cwd.resolve()
+        self.workspace_root = str(self.cwd)
+        """The workspace (``AdapterSession.workspace_root``): the permission mode covers paths inside it only."""
         runtime_dirs = [config_dir_of(settings), *([settings.home] if settings.home is not None else [])]
         self._sandbox = sandbox_settings(request.sandbox, self.cwd, runtime_dirs)
         if self.claude_session_id is not None and state_cwd is not None and Path(state_cwd) != self.cwd:
@@ -126,6 +128,17 @@ class ClaudeCodeSession:
     def runtime_tools(self) -> Mapping[str, BuiltinTool]:
         """The external MCP servers' tools the CLI reported, by ``mcp__<server>__<tool>``."""
         return self._process.mcp.tools
+
+    async def send_user_message(self, text: str) -> None:
+        """Steering: a user message on the CLI's streaming input (the turn's ``steer``);
+        Claude Code adds it to the running turn.
+
+        Raises:
+            TurnStateError: no turn runs (it is over, or none was started).
+        """
+        if self._turn is None or self._turn.done:
+            raise TurnStateError("the Claude Code turn is over; send a new prompt instead of steering it")
+        await self._process.send(text)
 
     async def abort_runtime(self) -> None:
         """Interrupt the CLI (so it stops its tools), then kill its whole process tree."""

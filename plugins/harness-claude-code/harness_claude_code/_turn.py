@@ -1,16 +1,12 @@
 """One Claude Code turn as an :class:`~harness_core.AdapterTurn`.
 
-The session feeds the turn from three sources: the SDK message stream (through
-:meth:`ClaudeCodeTurn.deliver`), the SDK's permission callback
-(:meth:`ClaudeCodeTurn.request_approval`) and the in-process MCP server
-(:meth:`ClaudeCodeTurn.request_host_result`). Everything lands in one queue that
-:meth:`ClaudeCodeTurn.events` drains, so the host sees one ordered stream: SDK messages
-wrapped in :class:`~harness_claude_code.ClaudeCodeEvent`, control events, a few parts
-the adapter makes itself, and a final :class:`~harness_core.TurnEnd`.
-
-A control event about a call is held back (at most :data:`PARK_SECONDS`) until the
-assistant message announcing that call has been yielded, so the call's streamed input
-(``tool-input-end``) always precedes the ``tool-call`` part the core emits for it.
+The session feeds the turn from the SDK message stream (:meth:`ClaudeCodeTurn.deliver`),
+the permission callback (:meth:`ClaudeCodeTurn.request_approval`) and the in-process MCP
+server (:meth:`ClaudeCodeTurn.request_host_result`) into one queue that
+:meth:`ClaudeCodeTurn.events` drains: SDK messages as :class:`~harness_claude_code.ClaudeCodeEvent`,
+control events, a few parts of the adapter's own, and a final :class:`~harness_core.TurnEnd`.
+A control event waits (at most :data:`PARK_SECONDS`) for the assistant message announcing
+its call, so ``tool-input-end`` always precedes the ``tool-call`` the core emits for it.
 """
 
 from __future__ import annotations
@@ -75,6 +71,7 @@ class ClaudeCodeTurn:
         finished: the turn's :class:`TurnEnd` is queued.
         aborted: :meth:`abort` was called.
         suspended: the session suspended the turn.
+        runtime_gone: the CLI exited; a callback it made can no longer be answered.
     """
 
     def __init__(self, owner: TurnOwner, kind: TurnKind, *, withhold_calls: bool = False) -> None:
@@ -96,6 +93,7 @@ class ClaudeCodeTurn:
         self.finished = False
         self.aborted = False
         self.suspended = False
+        self.runtime_gone = False
 
     # -- feeding (called by the session) --------------------------------------------------
 
@@ -109,6 +107,8 @@ class ClaudeCodeTurn:
 
         Callbacks still waiting for the host are released: nobody is left to answer.
         """
+        self.runtime_gone = True
+        self._runtime.freeze()
         if self._ended:
             return
         self._send.send_nowait(("exit", error))
@@ -215,9 +215,11 @@ class ClaudeCodeTurn:
         A denial's ``reason`` (or :data:`DEFAULT_DENIAL`) is what the model reads.
 
         Raises:
-            KeyError: ``approval_id`` is not pending in this turn (the message lists those that are).
+            KeyError: ``approval_id`` is not pending in this turn (ignored once the CLI exited).
         """
         waiter = self._approvals.get(approval_id)
+        if waiter is None and self.runtime_gone:
+            return  # the CLI died waiting: the answer goes nowhere, the turn ends runtime-crashed
         if waiter is None:
             raise KeyError(f"no pending approval {approval_id!r} in this Claude Code turn "
                            f"(pending: {self._approvals.keys() or 'none'})")
@@ -232,12 +234,18 @@ class ClaudeCodeTurn:
             KeyError: ``tool_call_id`` is not waiting for a result in this turn.
         """
         waiter = self._results.get(tool_call_id)
+        if waiter is None and self.runtime_gone:
+            return  # as in submit_approval
         if waiter is None:
             raise KeyError(f"no host tool call {tool_call_id!r} waits for a result in this Claude Code turn "
                            f"(waiting: {self._results.keys() or 'none'})")
         answer = result_answer(output)
         self._calls.answered(waiter.tool_use_id, answer)
         waiter.settle(answer)
+
+    async def steer(self, text: str) -> None:
+        """Steering: ``text`` goes to the CLI's streaming input (TurnStateError once the turn is over)."""
+        await self._owner.send_user_message(text)
 
     async def abort(self) -> None:
         """Stop the turn: Claude Code is interrupted and its whole process tree killed."""

@@ -76,6 +76,8 @@ class CodexSession:
             self.home, self.codex_home, self._owned = base, base / ".codex", True
         sandbox = request.sandbox
         self.cwd = Path(str(sandbox.root)) if sandbox is not None else (settings.cwd or Path.cwd())
+        self.workspace_root = str(self.cwd.resolve())
+        """The workspace (``AdapterSession.workspace_root``): the permission mode covers paths inside it only."""
         if not self.cwd.is_dir():
             raise HarnessConfigurationError(f"codex: the workspace {self.cwd} does not exist")
         self._pending = pending_from_state(request.continue_from) if request.continue_from else None

@@ -92,6 +92,8 @@ class PiSession:
         if not cwd.is_dir():
             raise HarnessConfigurationError(f"pi session {self.session_id!r}: workspace {str(cwd)!r} is not a directory")
         self.cwd = cwd.resolve()
+        self.workspace_root = str(self.cwd)
+        """The workspace (``AdapterSession.workspace_root``): the permission mode covers paths inside it only."""
         self._home = PiHome.create(settings)
         if self._continue is not None:
             text = truncate_session(self._continue.session_jsonl, set(self._continue.calls))
@@ -145,6 +147,18 @@ class PiSession:
         if process is None:
             raise PiCommandError("pi is not running")
         await process.send({"type": "extension_ui_response", "id": ui_id, "value": json.dumps(value)})
+
+    async def steer(self, text: str) -> None:
+        """pi's RPC ``steer``: queue ``text`` for the running agent (delivered after the current
+        tool calls, before the next model call).
+
+        Raises:
+            PiCommandError: pi is not running or refused the command.
+        """
+        process = self._process
+        if process is None or not process.running:
+            raise PiCommandError("pi is not running")
+        await process.request({"type": "steer", "message": text}, timeout=60)
 
     async def cancel_ui(self, ui_id: str) -> None:
         """Dismiss a dialog (its caller gets ``undefined``: the gate blocks, a host call fails)."""
