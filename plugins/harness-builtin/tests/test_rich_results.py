@@ -95,3 +95,23 @@ async def test_an_mcp_image_result_reaches_the_model(scripted_model_server, work
     else:
         assert seen.images == () and "[image: image/png" in seen.text
         assert part.warnings is not None and "image" in part.warnings[0]
+
+
+async def test_openai_chat_with_image_input_attaches_the_image_in_a_user_message(
+        scripted_model_server, workspace: Path) -> None:
+    from harness_builtin.models.openai_chat import OpenAIChatClient
+
+    server = scripted_model_server(script())
+    client = OpenAIChatClient("fake-model", base_url=server.openai_base_url, api_key="k", max_retries=0,
+                              image_input=True)
+    agent = HarnessAgent(harness="builtin", harness_options={"model": client}, include_plugin_tools=False,
+                         tools=[screenshot])
+    async with await agent.create_session(sandbox=LocalSandbox(workspace)) as session:
+        result = await agent.generate(session=session, prompt="look")
+    assert result.finish_reason == "stop", result.parts
+    last = server.model_requests[-1]
+    assert last.tool_results[-1].text.startswith("the screen\n[image: image/png")
+    after = last.messages[-1]
+    assert after.role == "user" and after.images == (ImageView("image/png", PNG_1X1),)
+    part = next(p for p in result.parts if isinstance(p, ToolResultPart))
+    assert part.warnings is None
