@@ -155,14 +155,6 @@ if TYPE_CHECKING:
     )
     from harness_core.steering import SteerableTurn
     from harness_core.suggestions import describe_unknown_names
-    from harness_core.tools.content import (
-        TEXT_ONLY,
-        ContentItem,
-        RenderedContent,
-        content_items,
-        item_placeholder,
-        render_content,
-    )
     from harness_core.tools.definition import (
         BuiltinTool,
         HarnessTool,
@@ -227,8 +219,6 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
     "harness_core.suggestions": ("describe_unknown_names",),
     "harness_core.tools.definition": ("BuiltinTool", "HarnessTool", "ToolCall", "ToolContext",
         "ToolKind", "ToolResources", "define_harness_tool"),
-    "harness_core.tools.content": ("TEXT_ONLY", "ContentItem", "RenderedContent", "content_items",
-        "item_placeholder", "render_content"),
     "harness_core.tools.output": ("MAX_OUTPUT_CHARS", "ToolOutput", "normalize_output",
         "sanitize_text"),
     "harness_core.turn_capabilities": ("EachAnswerTurn",),
@@ -341,12 +331,6 @@ __all__ = [
     "ToolKind",
     "ToolNameConflictError",
     "ToolOutput",
-    "TEXT_ONLY",
-    "ContentItem",
-    "RenderedContent",
-    "content_items",
-    "item_placeholder",
-    "render_content",
     "ToolOutputDeniedPart",
     "ToolResources",
     "ToolResultContinuation",

@@ -16,7 +16,14 @@ from typing import Any, Final
 
 import attrs
 
-from harness_core.tools.content import fallback_text, items_from_blocks
+from harness_core.tools.content import (
+    ContentItem,
+    RenderedContent,
+    content_items,
+    fallback_text,
+    items_from_blocks,
+    render_content,
+)
 
 __all__ = ["MAX_OUTPUT_CHARS", "ToolOutput", "normalize_output", "sanitize_text", "truncate_text"]
 
@@ -122,6 +129,19 @@ class ToolOutput:
     def to_json(self) -> dict[str, Any]:
         """The AI SDK-style mapping ``{"content": ..., "isError": ...}``."""
         return {"content": self.content, "isError": self.is_error}
+
+    @property
+    def items(self) -> tuple[ContentItem, ...]:
+        """A rich result's content items (text, image, other; see
+        :mod:`harness_core.tools.content`), ``()`` for plain text or a JSON value."""
+        return content_items(self)
+
+    def render(self, accepts: frozenset[str], runtime: str, *, log: bool = True) -> RenderedContent:
+        """The result as a runtime that carries the item kinds ``accepts`` (``{"text",
+        "image"}``) receives it: those items, a placeholder text item for each other one, the
+        same as one text, and a warning per replaced item (logged unless ``log`` is false).
+        A plain result is one text item. ``runtime`` names the runtime in the warnings."""
+        return render_content(self, accepts, runtime, log=log)
 
 
 def normalize_output(result: object, *, limit: int = MAX_OUTPUT_CHARS) -> ToolOutput:

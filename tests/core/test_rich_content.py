@@ -13,18 +13,10 @@ import anyio
 import httpx
 import pytest
 
-from harness_core import (
-    TEXT_ONLY,
-    ContentItem,
-    ToolOutput,
-    ToolResultPart,
-    content_items,
-    define_harness_tool,
-    normalize_output,
-    render_content,
-)
+from harness_core import ToolOutput, ToolResultPart, define_harness_tool, normalize_output
 from harness_core.testing import CallHost, EchoResults, ImageView, ScriptedAdapter
 from harness_core.testing.pytest_plugin import ScriptedServerFactory
+from harness_core.tools.content import TEXT_ONLY, ContentItem, content_items, render_content
 
 PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
 RICH = {"content": [{"type": "text", "text": "the screen"}, {"type": "image", "data": PNG, "mimeType": "image/png"},
@@ -46,6 +38,10 @@ def test_content_blocks_become_items_and_readable_text() -> None:
     assert content_items(normalize_output("plain")) == ()
 
 
+def items_of(output: ToolOutput) -> tuple[ContentItem, ...]:
+    return content_items(output)
+
+
 def test_render_content_keeps_what_the_runtime_takes_and_warns_for_the_rest(caplog: pytest.LogCaptureFixture) -> None:
     output = normalize_output(RICH)
     with caplog.at_level(logging.WARNING, logger="harness_core.tool_content"):
@@ -59,6 +55,8 @@ def test_render_content_keeps_what_the_runtime_takes_and_warns_for_the_rest(capl
     everything = render_content(output, frozenset({"text", "image", "other"}), "Z", log=False)
     assert everything.warnings == () and everything.items[2].raw["uri"] == "file:///tmp/x.log"
     assert render_content(ToolOutput("just text"), TEXT_ONLY, "X").items[0].text == "just text"
+    # The same through the ToolOutput methods adapters use.
+    assert output.items == items_of(output) and output.render(TEXT_ONLY, "X", log=False).text == output.content
 
 
 def test_a_text_only_runtime_gets_placeholders_and_the_part_warns() -> None:

@@ -19,8 +19,6 @@ from typing import Any, Final
 
 import attrs
 
-from harness_core import TEXT_ONLY
-
 __all__ = ["PROFILES", "AgentProfile", "Launch", "LaunchRequest", "find_codex_acp_binary", "result_content"]
 
 _DROPPED_PREFIXES: Final = ("OPENAI_", "CODEX_", "PI_", "ANTHROPIC_")
@@ -319,4 +317,4 @@ PROFILES: Final[Mapping[str, AgentProfile]] = {
 def result_content(profile: AgentProfile | None) -> frozenset[str]:
     """The rich host tool result items relayed as MCP content: the profile's, text only
     for a plain ``command`` agent (what it does with an image is unknown)."""
-    return profile.result_content if profile is not None else TEXT_ONLY
+    return profile.result_content if profile is not None else frozenset({"text"})

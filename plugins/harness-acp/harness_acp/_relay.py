@@ -31,7 +31,7 @@ import sys
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Final
 
-from harness_core import TEXT_ONLY, HostToolSpec, ToolOutput, content_items, render_content
+from harness_core import HostToolSpec, ToolOutput
 
 __all__ = ["RELAY_ADDRESS_ENV", "RELAY_TOKEN_ENV", "HostCallHandler", "RelayChannel", "acp_mcp_server", "relay_reply"]
 
@@ -54,7 +54,7 @@ class RelayChannel:
     """
 
     def __init__(self, tools: Callable[[], Sequence[HostToolSpec]], handler: HostCallHandler,
-                 result_content: frozenset[str] = TEXT_ONLY) -> None:
+                 result_content: frozenset[str] = frozenset({"text"})) -> None:
         self._tools = tools
         self._handler = handler
         self._result_content = result_content
@@ -122,9 +122,9 @@ class RelayChannel:
 def relay_reply(output: ToolOutput, accepts: frozenset[str]) -> dict[str, Any]:
     """The relay's answer to a call: ``content`` (text) and ``isError``, plus ``items``
     (MCP ``text`` / ``image`` blocks) for a rich result."""
-    if not content_items(output):
+    if not output.items:
         return {"content": output.content, "isError": output.is_error}
-    rendered = render_content(output, accepts, "the ACP agent")
+    rendered = output.render(accepts, "the ACP agent")
     items = [{"type": "image", "data": item.data, "mimeType": item.media_type} if item.kind == "image"
              else {"type": "text", "text": item.text or ""} for item in rendered.items]
     return {"content": rendered.text, "isError": output.is_error, "items": items}

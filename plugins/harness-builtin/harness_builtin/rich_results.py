@@ -14,13 +14,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness_core import TEXT_ONLY, ToolOutput, content_items, render_content
+from harness_core import ToolOutput
 
 from .conversation import ResultItem
 from .models import ModelClient
 from .state import CallState
 
 __all__ = ["client_accepts", "record_output"]
+
+TEXT_ONLY = frozenset({"text"})
 
 
 def client_accepts(client: ModelClient) -> frozenset[str]:
@@ -34,10 +36,10 @@ def record_output(call: CallState, output: ToolOutput, client: ModelClient) -> N
     items with a placeholder per item the client cannot take), ``items`` (the items as
     sent, or ``None`` for a plain result), ``is_error`` and ``warnings``."""
     call.is_error = output.is_error
-    if not content_items(output):
+    if not output.items:
         call.content = output.content
         return
-    rendered = render_content(output, client_accepts(client), f"model client {client.name!r}")
+    rendered = output.render(client_accepts(client), f"model client {client.name!r}")
     call.content = rendered.text
     call.items = [_stored(item.kind, item.text, item.data, item.media_type) for item in rendered.items]
     call.warnings = list(rendered.warnings)

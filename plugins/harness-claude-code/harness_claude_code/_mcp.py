@@ -18,16 +18,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
-from harness_core import MAX_OUTPUT_CHARS, HostToolSpec, ToolOutput, content_items, render_content
+from harness_core import MAX_OUTPUT_CHARS, HostToolSpec, ToolOutput
 
-from ._state import ResultAnswer
-
-__all__ = ["INLINE_RESULT_CHARS", "RESULT_CONTENT", "RESULT_SIZE_META", "TOOL_USE_ID_META", "HostCallHandler",
-           "build_host_server", "mcp_blocks", "result_answer"]
-
-RESULT_CONTENT = frozenset({"text", "image"})
-"""The rich result items Claude Code passes to its model from an MCP tool result: text and
-base64 images (sent on as Anthropic ``image`` blocks); other items become placeholders."""
+__all__ = ["INLINE_RESULT_CHARS", "RESULT_SIZE_META", "TOOL_USE_ID_META", "HostCallHandler", "build_host_server"]
 
 TOOL_USE_ID_META = "claudecode/toolUseId"
 """The ``_meta`` key under which Claude Code sends a call's ``tool_use_id``."""
@@ -51,28 +44,6 @@ def _tool_use_id(*metas: object) -> str | None:
             if isinstance(value, str) and value:
                 return value
     return None
-
-
-def mcp_blocks(output: ToolOutput) -> tuple[list[dict[str, Any]] | None, str]:
-    """A host result as MCP content: ``(blocks, text)``.
-
-    For a rich result (:func:`harness_core.content_items`), ``blocks`` are MCP ``text`` and
-    ``image`` blocks (``{"type": "image", "data", "mimeType"}``), each other item a text
-    placeholder (logged as a warning); ``text`` is the same as one string. For a plain
-    result, ``(None, output.content)``.
-    """
-    if not content_items(output):
-        return None, output.content
-    rendered = render_content(output, RESULT_CONTENT, "Claude Code")
-    blocks = [{"type": "image", "data": item.data, "mimeType": item.media_type} if item.kind == "image"
-              else {"type": "text", "text": item.text or ""} for item in rendered.items]
-    return blocks, rendered.text
-
-
-def result_answer(output: ToolOutput) -> ResultAnswer:
-    """The stored answer for a host result: its text and, for a rich result, MCP blocks."""
-    blocks, text = mcp_blocks(output)
-    return ResultAnswer(content=text, is_error=output.is_error, blocks=blocks)
 
 
 def _content(output: ToolOutput) -> list[Any]:

@@ -26,9 +26,9 @@ from harness_core import (
 
 from ._callbacks import RuntimeCallbacks
 from ._continuation import await_transcript, prepare_continuation
-from ._mcp import RESULT_CONTENT
 from ._options import ProcessSpec, config_dir_of
 from ._process import SessionProcess
+from ._rich import RESULT_CONTENT
 from ._runtime import RuntimeStartError
 from ._sandboxing import sandbox_settings
 from ._settings import ClaudeCodeSettings

@@ -30,7 +30,9 @@ from typing import Any, Literal
 
 import pydantic
 
-from harness_core import HarnessConfigurationError
+from harness_core import HarnessConfigurationError, ToolOutput
+
+from ._rich import mcp_blocks
 
 __all__ = [
     "DEFAULT_DENIAL",
@@ -72,6 +74,12 @@ class ResultAnswer(_Model):
     content: str
     is_error: bool = False
     blocks: list[dict[str, Any]] | None = None
+
+    @classmethod
+    def of(cls, output: ToolOutput) -> ResultAnswer:
+        """The answer for a host result: its text and, for a rich result, its MCP blocks."""
+        blocks, text = mcp_blocks(output)
+        return cls(content=text, is_error=output.is_error, blocks=blocks)
 
 
 class PendingCall(_Model):

@@ -33,7 +33,6 @@ from harness_core import (
 from ._calls import CallLedger
 from ._events import ClaudeCodeEvent, TurnView
 from ._identity import identify_tool
-from ._mcp import result_answer
 from ._owner import TurnOwner
 from ._parking import Parking
 from ._pending import RuntimePending, live_request
@@ -239,7 +238,7 @@ class ClaudeCodeTurn:
         if waiter is None:
             raise KeyError(f"no host tool call {tool_call_id!r} waits for a result in this Claude Code turn "
                            f"(waiting: {self._results.keys() or 'none'})")
-        answer = result_answer(output)
+        answer = ResultAnswer.of(output)
         self._calls.answered(waiter.tool_use_id, answer)
         waiter.settle(answer)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness_core import ToolOutput, content_items, render_content
+from harness_core import ToolOutput
 
 __all__ = ["RESULT_CONTENT", "content_items_for"]
 
@@ -23,8 +23,8 @@ RESULT_CONTENT = frozenset({"text", "image"})
 def content_items_for(output: ToolOutput) -> list[dict[str, Any]]:
     """The ``contentItems`` of a host tool's result: one ``inputText`` for a plain result;
     a rich result's text and ``inputImage`` items in order (placeholders for the rest)."""
-    if not content_items(output):
+    if not output.items:
         return [{"type": "inputText", "text": output.content}]
-    rendered = render_content(output, RESULT_CONTENT, "Codex")
+    rendered = output.render(RESULT_CONTENT, "Codex")
     return [{"type": "inputImage", "imageUrl": f"data:{item.media_type};base64,{item.data}"} if item.kind == "image"
             else {"type": "inputText", "text": item.text or ""} for item in rendered.items]

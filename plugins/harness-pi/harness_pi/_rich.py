@@ -16,9 +16,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from harness_core import TEXT_ONLY, ToolOutput, content_items, render_content
+from harness_core import ToolOutput
 
-__all__ = ["WITH_IMAGES", "result_items"]
+__all__ = ["TEXT_ONLY", "WITH_IMAGES", "result_items"]
+
+TEXT_ONLY = frozenset({"text"})
+"""What pi carries with one of its own providers (the model's image input is unknown)."""
 
 WITH_IMAGES = frozenset({"text", "image"})
 """The kinds pi carries for a model that declares image input."""
@@ -27,9 +30,9 @@ WITH_IMAGES = frozenset({"text", "image"})
 def result_items(output: ToolOutput, accepts: frozenset[str]) -> tuple[list[dict[str, Any]] | None, str]:
     """``(items, text)`` for pi: its content blocks for a rich result (``None`` for a plain
     one) and the text with placeholders for what ``accepts`` lacks."""
-    if not content_items(output):
+    if not output.items:
         return None, output.content
-    rendered = render_content(output, accepts if accepts else TEXT_ONLY, "pi")
+    rendered = output.render(accepts or TEXT_ONLY, "pi")
     items = [{"type": "image", "data": item.data, "mimeType": item.media_type} if item.kind == "image"
              else {"type": "text", "text": item.text or ""} for item in rendered.items]
     return items, rendered.text

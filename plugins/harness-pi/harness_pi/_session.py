@@ -28,7 +28,6 @@ from typing import Any, Final
 import anyio
 
 from harness_core import (
-    TEXT_ONLY,
     HarnessConfigurationError,
     HostToolSpec,
     PromptRequest,
@@ -40,7 +39,7 @@ from harness_core import (
 
 from ._launch import PiHome
 from ._pending import session_calls
-from ._rich import WITH_IMAGES
+from ._rich import TEXT_ONLY, WITH_IMAGES
 from ._rpc import PiCommandError, PiProcess, kill_marked
 from ._runtime import PiStartError, children_gone, launch
 from ._settings import PiSettings
