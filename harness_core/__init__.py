@@ -153,6 +153,7 @@ if TYPE_CHECKING:
         resolve_like_os,
         runtime_confinement,
     )
+    from harness_core.skills import Skill, SkillFile, install_skills
     from harness_core.steering import SteerableTurn
     from harness_core.suggestions import describe_unknown_names
     from harness_core.tools.definition import (
@@ -215,6 +216,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "RuntimeConfinement", "Sandbox", "SandboxProcess", "SandboxView", "SpawnedProcess",
         "install_paths", "path_in_workspace", "paths_outside", "python_paths",
         "require_path_sandbox", "resolve_like_os", "runtime_confinement"),
+    "harness_core.skills": ("Skill", "SkillFile", "install_skills"),
     "harness_core.steering": ("SteerableTurn",),
     "harness_core.suggestions": ("describe_unknown_names",),
     "harness_core.tools.definition": ("BuiltinTool", "HarnessTool", "ToolCall", "ToolContext",
@@ -302,6 +304,8 @@ __all__ = [
     "SandboxView",
     "SqliteContinuationStore",
     "StartPart",
+    "Skill",
+    "SkillFile",
     "StartRequest",
     "StartStepPart",
     "StateIntegrityError",
@@ -349,6 +353,7 @@ __all__ = [
     "get_plugin_manager",
     "has_tool_call",
     "hookimpl",
+    "install_skills",
     "hookspec",
     "invoke_tool",
     "mcp_name_matches",

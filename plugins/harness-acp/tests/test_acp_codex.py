@@ -335,3 +335,26 @@ async def test_a_policy_can_veto_even_commands_codex_calls_safe(codex_acp: Any, 
     assert not [p for p in result.parts if isinstance(p, ToolResultPart)], "codex ran a command the host denied"
     assert '"output": "SECRET-CONTENT-91' not in bodies
     assert result.finish_reason == "stop", result.error
+
+
+@_limited
+async def test_a_paused_turn_reports_the_agents_own_pending_request(codex_acp: Any, workspace: Path) -> None:
+    """Issue 16: pending_requests() is the agent's session/request_permission call, so the
+    core checks a same-process approval against it (ACP cannot suspend: docs/acp.md)."""
+    script = [ModelTurn(tool_calls=[ToolCallSpec("bash", {"command": "echo yes > approved.txt"})]), "Approved."]
+    with _server(script) as server:
+        agent = HarnessAgent(harness=codex_acp(server), permission_mode="allow-reads")
+        async with await agent.create_session(sandbox=LocalSandbox(workspace)) as session:
+            first = await agent.generate(session=session, prompt="go")
+            assert first.finish_reason == "awaiting-approval", first.error
+            (request,) = first.approval_requests
+            turn = session.control.turn
+            assert turn is not None
+            (pending,) = turn.adapter_turn.pending_requests()  # type: ignore[attr-defined]
+            assert (pending.kind, pending.approval_id) == ("approval", request.approval_id)
+            assert pending.call.tool_call_id == request.tool_call.tool_call_id
+            assert pending.call.input["command"] == "echo yes > approved.txt"
+            await agent.continue_generate(
+                session=session, approval_responses=[{"approval_id": request.approval_id, "approved": True}])
+            assert turn.adapter_turn.pending_requests() == []  # type: ignore[attr-defined]
+    assert (workspace / "approved.txt").read_text() == "yes\n"

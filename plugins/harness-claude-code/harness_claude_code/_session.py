@@ -32,6 +32,7 @@ from ._rich import RESULT_CONTENT
 from ._runtime import RuntimeStartError
 from ._sandboxing import sandbox_settings
 from ._settings import ClaudeCodeSettings
+from ._skills import install_claude_skills
 from ._state import ContinueState, ResumeState, parse_continue_state, parse_resume_state
 from ._transcript import find_transcript, relocate_transcript
 from ._turn import ClaudeCodeTurn, TurnKind
@@ -86,6 +87,7 @@ class ClaudeCodeSession:
         if not cwd.is_dir():
             raise HarnessConfigurationError(f"claude-code session {self.session_id!r}: workspace {str(cwd)!r} is not a directory")
         self.cwd = cwd.resolve()
+        self._skills = install_claude_skills(settings, request.skills) is not None
         self.workspace_root = str(self.cwd)
         """The workspace (``AdapterSession.workspace_root``): the permission mode covers paths inside it only."""
         runtime_dirs = [config_dir_of(settings), *([settings.home] if settings.home is not None else [])]
@@ -174,7 +176,7 @@ class ClaudeCodeSession:
         return ProcessSpec(
             cwd=self.cwd, bypass=self._bypass and not self._plan, builtin_filter=self._filter, instructions=instructions,
             host_tool_key=key, resume=self.claude_session_id, continue_interrupted=continue_interrupted,
-            sandbox=self._sandbox, output_schema=self._output_schema, plan=self._plan,
+            sandbox=self._sandbox, output_schema=self._output_schema, plan=self._plan, skills=self._skills,
         )
 
     async def _ensure_process(self, host_tools: Sequence[HostToolSpec], spec: ProcessSpec) -> None:

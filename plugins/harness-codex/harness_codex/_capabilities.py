@@ -24,6 +24,7 @@ CAPABILITIES: Final[Mapping[Capability, CapabilitySupport]] = {
     Capability.MCP_SERVERS: supported("Codex's [mcp_servers] configuration"),
     Capability.STEERING: supported("turn/steer adds the message to the running turn (not to a turn continued "
                                    "in another process)"),
-    Capability.SKILLS: unsupported("not mapped yet"),
+    Capability.SKILLS: supported("installed in the skills folder of the session's Codex home "
+                                 "(CODEX_HOME/skills/<name>/SKILL.md), never the machine's own ~/.codex"),
 }
 """Capability declarations of the ``codex`` adapter."""

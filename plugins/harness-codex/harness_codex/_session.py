@@ -32,6 +32,7 @@ from ._rich import RESULT_CONTENT
 from ._rpc import AppServer, Closed, RpcError, ServerClosedError
 from ._sandboxing import confined_app_server
 from ._settings import CodexSettings
+from ._skills import install_codex_skills
 from ._turn import CodexTurn
 
 __all__ = ["STATE_VERSION", "CodexSession"]
@@ -96,6 +97,7 @@ class CodexSession:
             if self.server is not None:
                 await self.server.kill()
             self.codex_home.mkdir(parents=True, exist_ok=True)
+            install_codex_skills(self.request.skills, self.codex_home)
             config = self.codex_home / "config.toml"
             config.write_text(config_toml(self.settings))
             config.chmod(0o600)

@@ -23,6 +23,7 @@ CAPABILITIES: Final[Mapping[Capability, CapabilitySupport]] = {
     Capability.MCP_SERVERS: supported("served to pi through the generated extension"),
     Capability.STEERING: supported("pi's steer command: delivered after the current tool calls, before the next "
                                    "model call"),
-    Capability.SKILLS: unsupported("not mapped yet"),
+    Capability.SKILLS: supported("installed in pi's skills folder of the session's private home "
+                                 "(PI_CODING_AGENT_DIR/skills); pi lists them in its system prompt and the model reads SKILL.md"),
 }
 """Capability declarations of the ``pi`` adapter."""

@@ -35,6 +35,7 @@ from harness_core import (
     StartRequest,
     TurnEnd,
     TurnStateError,
+    install_skills,
 )
 
 from ._launch import PiHome
@@ -94,6 +95,7 @@ class PiSession:
         self.workspace_root = str(self.cwd)
         """The workspace (``AdapterSession.workspace_root``): the permission mode covers paths inside it only."""
         self._home = PiHome.create(settings)
+        install_skills(request.skills, self._home.agent_dir / "skills")  # pi's user skills, in the private home
         if self._continue is not None:
             text = truncate_session(self._continue.session_jsonl, set(self._continue.calls))
             self._home.session_file.write_text(text, encoding="utf-8")

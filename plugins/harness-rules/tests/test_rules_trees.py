@@ -55,6 +55,9 @@ DENIED_TREES = [
     "cp -r . /tmp/elsewhere",
     "cp -a src /tmp/elsewhere",
     "tar czf /tmp/out.tgz .",
+    "tar -c -f /tmp/out.tar src",
+    "tar --create --file=/tmp/out.tar .",
+    "tar rf /tmp/out.tar .",
     "rsync -a src /tmp/elsewhere",
     "zip -r /tmp/out.zip .",
     "diff -r src docs",
@@ -114,6 +117,8 @@ CLEAN = [
     "ls -R",  # lists names, reads no file
     "find . -name '*.py'",
     "tar czf /tmp/out.tgz docs",
+    "tar xzf /tmp/in.tgz -C out",  # extracting reads the archive, not a tree
+    "tar -tf /tmp/in.tar",
 ]
 
 
