@@ -332,9 +332,6 @@ class AdapterSession(Protocol):
       permission mode covers built-in paths inside it only (``allow-edits`` / ``allow-reads``
       ask for a path that resolves outside; without it every path counts as outside); with
       a sandbox, the sandbox root is used and the attribute is ignored.
-    * ``tool_result_content: frozenset[str]``, the rich result item kinds (``text``, ``image``,
-      :mod:`harness_core.tools.content`) the runtime passes to its model; the agent names
-      the others in the ``tool-result`` part's ``warnings``. Absent means text only.
     """
 
     async def prompt(self, request: PromptRequest) -> AdapterTurn:
