@@ -13,6 +13,7 @@ the host user's: through one long-lived bubblewrap and its command server
 from __future__ import annotations
 
 import os
+import weakref
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -21,7 +22,7 @@ from harness_core import CommandResult, ConfinedLaunch, LocalSandbox, SandboxVie
 from .policy import SANDBOX_HOME, NetworkPolicy, SandboxPolicy, bwrap_prefix
 from .probe import check_bwrap
 from .runtime import confine_runtime
-from .server import CommandPool, Served, find_python
+from .server import CommandPool, EnvBuilder, FrozenEnv, Served, find_python
 from .view import BwrapView, run_wrapped, wrap_command
 
 __all__ = ["BwrapSandbox"]
@@ -57,8 +58,8 @@ class BwrapSandbox:
         bwrap: the bubblewrap executable (default ``bwrap`` on ``PATH``).
         command_server: run commands through one long-lived bubblewrap and the command
             server inside it (:mod:`harness_sandbox_bwrap.server`; default, when a system
-            ``python3`` exists) instead of one ``bwrap`` per command. ``spawn`` and the
-            restricted view's commands always start a ``bwrap`` each.
+            ``python3`` exists) instead of one ``bwrap`` per command, for the sandbox and
+            each restricted view; ``spawn`` always starts a ``bwrap`` per process.
 
     Raises:
         BwrapUnavailableError: bubblewrap is missing or cannot create the namespaces here
@@ -96,9 +97,16 @@ class BwrapSandbox:
         self._view_runners: list[LocalSandbox] = []
         self._shell = "/bin/bash" if os.path.exists("/bin/bash") else "/bin/sh"
         self._python = find_python() if command_server else None
-        self._served = None if self._python is None else Served(
-            CommandPool(self._prefix, self._python, repr(self)), self._files.command_env,
-            self._files.default_timeout, self._files.max_output_bytes, self._shell)
+        self._pools: list[CommandPool] = []
+        self._served = self._serve(self._files.command_env)
+
+    def _serve(self, env: EnvBuilder) -> Served | None:
+        """A command server pool of its own for the sandbox or one view (None without python3)."""
+        if self._python is None:
+            return None
+        pool = CommandPool(self._prefix, self._python, repr(self))
+        self._pools.append(pool)
+        return Served(pool, env, self._files.default_timeout, self._files.max_output_bytes, self._shell)
 
     def _local(self) -> LocalSandbox:
         """A LocalSandbox on the workspace with this sandbox's environment and timeout."""
@@ -231,16 +239,21 @@ class BwrapSandbox:
         It holds the immutable command prefix and the restricted view of a ``LocalSandbox``
         made for it alone (same workspace, environment and timeout), never this object or
         the ``LocalSandbox`` this sandbox runs on: nothing reachable from it can stop the
-        sandbox or change its policy. :meth:`stop` stops the views' commands too.
+        sandbox or change its policy. Its commands go to command servers of its own (with
+        a snapshot of the environment). :meth:`stop` stops the views' commands too.
         """
         runner = self._local()
         self._view_runners.append(runner)
-        return BwrapView(runner.restricted(), self._prefix, self._shell)
+        served = self._serve(FrozenEnv(tuple(runner.command_env().items())))
+        view = BwrapView(runner.restricted(), self._prefix, self._shell, served)
+        if served is not None:  # a dropped view's idle servers go with it, not at stop()
+            weakref.finalize(view, served.pool.shutdown)
+        return view
 
     async def stop(self) -> None:
         """Kill the commands still running (the views' too); later calls raise ``RuntimeError``."""
-        if self._served is not None:
-            await self._served.pool.close()
+        for pool in self._pools:
+            await pool.close()
         for runner in [self._files, *self._view_runners]:
             await runner.stop()
 

@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import Final
 
 import anyio
-import anyio.abc
 import attrs
 
 from harness_core import CommandResult, sanitize_text
@@ -38,7 +37,7 @@ from harness_core import CommandResult, sanitize_text
 from . import command_server
 from .view import wrap_command
 
-__all__ = ["CommandPool", "EnvBuilder", "Served", "find_python"]
+__all__ = ["CommandPool", "EnvBuilder", "FrozenEnv", "Served", "find_python"]
 
 EnvBuilder = Callable[[Mapping[str, str] | None], dict[str, str]]
 """Builds a command's environment from its extra variables (``LocalSandbox.command_env``)."""
@@ -59,23 +58,46 @@ def find_python() -> str | None:
 
 
 class ServerDied(Exception):
-    """The server's stdout ended (it exited or was killed)."""
+    """The server's stdout ended (it exited or was killed), or it broke the protocol."""
 
 
 class _Server:
-    """One long-lived bubblewrap running the command server."""
+    """One long-lived bubblewrap running the command server.
 
-    def __init__(self, process: anyio.abc.Process) -> None:
-        self.process = process
+    A plain :class:`subprocess.Popen` with its pipes read and written non-blocking through
+    ``anyio.wait_readable`` / ``wait_writable``: nothing here is bound to an event loop, so
+    a sandbox keeps working across ``anyio.run`` calls and holds no reference to a loop.
+    """
+
+    def __init__(self, popen: subprocess.Popen[bytes]) -> None:
+        assert popen.stdin is not None and popen.stdout is not None
+        self.popen = popen
+        self._in, self._out = popen.stdin.fileno(), popen.stdout.fileno()
+        os.set_blocking(self._in, False)
+        os.set_blocking(self._out, False)
         self._buffer = bytearray()
 
     async def _fill(self, size: int) -> None:
-        stream = self.process.stdout
-        assert stream is not None
         while len(self._buffer) < size:
             try:
-                self._buffer += await stream.receive(65536)
-            except (anyio.EndOfStream, anyio.BrokenResourceError, anyio.ClosedResourceError):
+                data = os.read(self._out, 65536)
+            except BlockingIOError:
+                await anyio.wait_readable(self._out)
+                continue
+            except OSError:
+                raise ServerDied from None
+            if not data:
+                raise ServerDied
+            self._buffer += data
+
+    async def _send(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            try:
+                view = view[os.write(self._in, view):]
+            except BlockingIOError:
+                await anyio.wait_writable(self._in)
+            except OSError:
                 raise ServerDied from None
 
     async def frame(self) -> tuple[bytes, bytes]:
@@ -97,12 +119,10 @@ class _Server:
             The result, and whether this server may serve another command (False when it
             died, sent a malformed frame or could not kill what the command left).
         """
-        stdin = self.process.stdin
-        assert stdin is not None
         request = {"argv": argv, "env": dict(env), "cwd": cwd, "timeout": timeout, "cap": cap}
         out, err = bytearray(), bytearray()
         try:
-            await stdin.send(json.dumps(request).encode() + b"\n")
+            await self._send(json.dumps(request).encode() + b"\n")
             while True:
                 kind, payload = await self.frame()
                 if kind == b"O":
@@ -119,8 +139,7 @@ class _Server:
                     break
                 else:
                     raise ServerDied(f"unexpected frame {kind!r}")
-        except (ServerDied, anyio.BrokenResourceError, anyio.ClosedResourceError, OSError, ValueError,
-                TypeError, KeyError):
+        except (ServerDied, OSError, ValueError, TypeError, KeyError):
             self.kill()
             return CommandResult(exit_code=137, stdout=sanitize_text(bytes(out)),
                                  stderr=sanitize_text(bytes(err)) + _DIED), False
@@ -128,11 +147,37 @@ class _Server:
                                timed_out=timed_out)
         return result, clean
 
+    @property
+    def alive(self) -> bool:
+        """Whether the bubblewrap is still running."""
+        return self.popen.poll() is None
+
     def kill(self) -> None:
-        """SIGKILL the bubblewrap (its PID namespace, and so every command process, dies)."""
-        if self.process.returncode is None:
+        """SIGKILL the bubblewrap's process group (its PID namespace, and so every command
+        process, dies with it)."""
+        if self.popen.poll() is None:
             with contextlib.suppress(ProcessLookupError, PermissionError):
-                os.killpg(self.process.pid, signal.SIGKILL)
+                os.killpg(self.popen.pid, signal.SIGKILL)
+
+    def stderr_text(self) -> str:
+        """What the server or bubblewrap wrote on stderr (after it exited), at most 4 KiB."""
+        stream = self.popen.stderr
+        if stream is None:
+            return ""
+        os.set_blocking(stream.fileno(), False)
+        with contextlib.suppress(OSError, TypeError):
+            return (stream.read(4096) or b"").decode(errors="replace").strip()
+        return ""
+
+    def reap(self) -> None:
+        """Kill, wait for (SIGKILLed: at once) and close the bubblewrap and its pipes."""
+        self.kill()
+        with contextlib.suppress(ChildProcessError, OSError):
+            self.popen.wait()
+        for stream in (self.popen.stdin, self.popen.stdout, self.popen.stderr):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
 
 
 def _text(data: bytearray, dropped: int) -> str:
@@ -161,10 +206,13 @@ class CommandPool:
         self._live: set[_Server] = set()
         self._closed = False
 
+
     async def _start(self) -> _Server:
-        process = await anyio.open_process(self._argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                           stderr=subprocess.PIPE, start_new_session=True, env={})
-        server = _Server(process)
+        # Synchronous on purpose (one fork/exec per server, about a millisecond): nothing can
+        # cancel it half-way and orphan a started bubblewrap.
+        popen = subprocess.Popen(self._argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE,  # noqa: ASYNC220
+                                 stderr=subprocess.PIPE, start_new_session=True, env={})
+        server = _Server(popen)
         self._live.add(server)
         try:
             with anyio.fail_after(_START_TIMEOUT):
@@ -172,21 +220,17 @@ class CommandPool:
             if kind != b"R":
                 raise ServerDied(payload.decode(errors="replace") if kind == b"F" else f"first frame {kind!r}")
         except (ServerDied, TimeoutError) as error:
-            await self._discard(server)
-            stderr = str(error).encode()
-            if not stderr and process.stderr is not None:
-                with contextlib.suppress(Exception), anyio.move_on_after(1):
-                    stderr = await process.stderr.receive(4096)
-            raise RuntimeError(f"{self._owner}: the command server did not start "
-                               f"({stderr.decode(errors='replace').strip() or 'no message'})") from None
+            self._discard(server)
+            reason = str(error) or server.stderr_text() or "no message"
+            raise RuntimeError(f"{self._owner}: the command server did not start ({reason})") from None
+        except BaseException:  # cancelled while starting
+            self._discard(server)
+            raise
         return server
 
-    async def _discard(self, server: _Server) -> None:
+    def _discard(self, server: _Server) -> None:
         self._live.discard(server)
-        server.kill()
-        with anyio.CancelScope(shield=True):
-            await server.process.wait()
-            await server.process.aclose()
+        server.reap()
 
     async def run(self, argv: list[str], env: Mapping[str, str], timeout: float, cap: int) -> CommandResult:
         """Run ``argv`` (no shell) on an idle server (or a new one).
@@ -208,22 +252,43 @@ class CommandPool:
                 result = CommandResult(exit_code=None, stdout="", stderr="", timed_out=True)
             return result
         finally:
-            if reusable and not self._closed and server.process.returncode is None:
+            if reusable and not self._closed and server.alive:
                 self._idle.append(server)
             else:
-                await self._discard(server)
+                self._discard(server)
 
     @property
     def server_pids(self) -> tuple[int, ...]:
         """Host PIDs of the live servers' bubblewraps (for diagnostics and tests)."""
-        return tuple(server.process.pid for server in self._live)
+        return tuple(server.popen.pid for server in self._live)
+
+    def shutdown(self) -> None:
+        """Kill every server now (synchronously, for finalizers); later runs raise
+        ``RuntimeError``. A busy server is only killed: its command's task sees the end of
+        output and reaps it (closing the pipes under that task's wait would leave it waiting).
+        Idempotent."""
+        self._closed = True
+        idle, self._idle = self._idle, []
+        for server in list(self._live):
+            if server in idle:
+                self._discard(server)
+            else:
+                server.kill()
 
     async def close(self) -> None:
-        """Kill every server; later runs raise ``RuntimeError``. Idempotent."""
-        self._closed = True
-        self._idle.clear()
-        for server in list(self._live):
-            await self._discard(server)
+        """:meth:`shutdown`, from async code."""
+        self.shutdown()
+
+
+@attrs.frozen(slots=True)
+class FrozenEnv:
+    """An :data:`EnvBuilder` from a snapshot (a restricted view's: no reference to the
+    ``LocalSandbox`` it was taken from): the snapshot, then the command's extra variables."""
+
+    items: tuple[tuple[str, str], ...]
+
+    def __call__(self, extra: Mapping[str, str] | None = None) -> dict[str, str]:
+        return {**dict(self.items), **dict(extra or {})}
 
 
 @attrs.frozen(slots=True)

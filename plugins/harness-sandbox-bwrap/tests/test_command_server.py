@@ -7,6 +7,7 @@ bubblewrap, and leave no process behind."""
 
 from __future__ import annotations
 
+import gc
 import os
 import shutil
 import signal
@@ -38,7 +39,7 @@ def _pool(workspace: Path) -> CommandPool:
 
 
 def _host_processes(marker: str) -> str:
-    return subprocess.run(["pgrep", "-f", marker], capture_output=True, text=True, check=False).stdout
+    return subprocess.run(["pgrep", "-f", "--", marker], capture_output=True, text=True, check=False).stdout
 
 
 async def test_one_server_serves_many_commands_each_in_its_own_session(workspace: Path) -> None:
@@ -144,7 +145,10 @@ async def test_stop_kills_every_server(workspace: Path) -> None:
         deadline = time.monotonic() + TIMEOUT
         while _host_processes("sleep 543.2") == "" and time.monotonic() < deadline:
             await anyio.sleep(0.05)
-        await sandbox.stop()
+        with anyio.fail_after(TIMEOUT / 2):  # the running command ends now, not at its timeout
+            await sandbox.stop()
+            while not results:
+                await anyio.sleep(0.05)
     assert getattr(results[0], "exit_code", 0) != 0
     time.sleep(0.3)
     assert _host_processes("sleep 543.2") == ""
@@ -215,4 +219,47 @@ async def test_without_python_each_command_gets_its_own_bwrap(workspace: Path) -
     sandbox = BwrapSandbox(workspace, command_server=False)
     result = await sandbox.run_command("kill -9 -1; echo $$", timeout=TIMEOUT)
     assert result.exit_code == 0 and result.stdout.strip().isdigit(), result
+    await sandbox.stop()
+
+
+def test_a_sandbox_survives_a_second_event_loop(workspace: Path) -> None:
+    sandbox = BwrapSandbox(workspace)
+
+    async def once(text: str) -> str:
+        return (await sandbox.run_command(["echo", text], timeout=TIMEOUT)).stdout
+
+    assert anyio.run(once, "first") == "first\n"
+    assert anyio.run(once, "second") == "second\n"
+    anyio.run(sandbox.stop)
+
+
+async def test_views_have_servers_of_their_own_killed_with_the_sandbox(workspace: Path) -> None:
+    sandbox = BwrapSandbox(workspace)
+    view = sandbox.restricted()
+    marker = f"--as-pid-1.*{workspace.resolve()}"
+    await sandbox.run_command("sleep 0.01", timeout=TIMEOUT)
+    first = await view.run_command("echo $HOME; kill -9 -1; kill -9 1; echo view", timeout=TIMEOUT)
+    assert (first.exit_code, first.stdout) == (0, "/tmp/home\nview\n"), first
+    again = await view.run_command(["cat", "/proc/1/comm"], timeout=TIMEOUT)
+    assert again.stdout.startswith("python"), again  # served: PID 1 is the view's command server
+    servers = _host_processes(marker).split()
+    assert len(servers) == 2, servers  # the sandbox's server and the view's, one bwrap each
+    await sandbox.stop()
+    time.sleep(0.3)
+    assert _host_processes(marker) == ""
+    with pytest.raises(RuntimeError):
+        await view.run_command("true")
+
+
+async def test_a_dropped_view_takes_its_servers_with_it(workspace: Path) -> None:
+    sandbox = BwrapSandbox(workspace)
+    marker = f"--as-pid-1.*{workspace.resolve()}"
+    view = sandbox.restricted()
+    assert (await view.run_command("true", timeout=TIMEOUT)).exit_code == 0
+    assert len(_host_processes(marker).split()) == 1
+    del view
+    gc.collect()
+    time.sleep(0.3)
+    assert _host_processes(marker) == ""
+    assert (await sandbox.run_command(["echo", "ok"], timeout=TIMEOUT)).stdout == "ok\n"
     await sandbox.stop()
