@@ -57,6 +57,8 @@ class DurableAgent:
             made beside the system database.
         answer_wait: seconds one ``recv`` waits before waiting again (a paused turn waits
             for ever; this only bounds each recorded wait).
+        publish_interval: seconds between two stream writes of a slice's parts (the
+            most a part waits before attached readers see it).
         allow_unrecorded_runtime: accept a harness other than the built-in one (Claude
             Code, Codex, pi, ACP, a scripted adapter): its host tools are steps, but its
             model loop is not recorded, so a recovered turn sends its prompt again.
@@ -69,7 +71,8 @@ class DurableAgent:
     """
 
     def __init__(self, agent: HarnessAgent, *, name: str = "default", claims: ContinuationStore | None = None,
-                 answer_wait: float = 3600.0, allow_unrecorded_runtime: bool = False) -> None:
+                 answer_wait: float = 3600.0, allow_unrecorded_runtime: bool = False,
+                 publish_interval: float = 0.05) -> None:
         from dbos import DBOS
 
         if not any(plugin is plugin_module for plugin in agent.plugin_manager.pm.get_plugins()):
@@ -95,6 +98,7 @@ class DurableAgent:
         self.workflow_name = f"harness.turn.{name}"
         self._claims = claims
         self._answer_wait = answer_wait
+        self._publish_interval = publish_interval
         self._handles: dict[str, Any] = {}
         self._workflow = DBOS.workflow(name=self.workflow_name)(self._make_workflow())
 
@@ -187,7 +191,7 @@ class DurableAgent:
         result = self.agent.stream(session=session, prompt=prompt)
         parts, texts = 0, list[str]()
         while True:
-            end = await publish_slice(result, parts)
+            end = await publish_slice(result, parts, self._publish_interval)
             parts += end.count
             texts.extend(getattr(p, "text", "") for p in result.parts if p.type == "text-delta")
             if end.finish_reason not in _PAUSED:

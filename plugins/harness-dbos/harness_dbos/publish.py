@@ -37,8 +37,10 @@ class SliceEnd:
     finish_reason: str | None
 
 
-async def publish_slice(result: StreamResult, first_index: int) -> SliceEnd:
-    """Consume ``result`` (driving the turn) and publish its parts from ``first_index``.
+async def publish_slice(result: StreamResult, first_index: int, interval: float = 0.05) -> SliceEnd:
+    """Consume ``result`` (driving the turn) and publish its parts from ``first_index``,
+    in batches at most every ``interval`` seconds (one stream write each; a part waits at
+    most that long before readers see it).
 
     Must run inside the turn workflow, with no other workflow operation started between
     its call and the slice's first part.
@@ -51,6 +53,8 @@ async def publish_slice(result: StreamResult, first_index: int) -> SliceEnd:
         written, done = 0, False
         while not done:
             batch = [await queue.get()]
+            if batch[0] is not None and interval > 0:
+                await asyncio.sleep(interval)  # gather what the slice streams meanwhile
             while not queue.empty():
                 batch.append(queue.get_nowait())
             if batch[-1] is None:
