@@ -21,9 +21,10 @@ from harness_core.hook_contexts import OnError
 from harness_core.mcp import mcp_name_matches
 from harness_core.plugins.manager import HookFacade
 from harness_core.sandbox import SandboxView
+from harness_core.tools.content import TEXT_ONLY
 from harness_core.tools.definition import BuiltinTool, HarnessTool
 
-__all__ = ["CallSettings", "unknown_resources"]
+__all__ = ["CallSettings", "result_content_of", "unknown_resources"]
 
 logger = logging.getLogger("harness_core")
 
@@ -57,6 +58,9 @@ class CallSettings:
         display_root: the workspace root stripped from display paths in parts (the sandbox
             root, else the adapter session's ``workspace_root``), or ``None`` with
             ``display_paths="absolute"`` or no known workspace.
+        result_content: the content kinds of a rich host tool result the runtime passes
+            to the model (the adapter session's optional ``tool_result_content``, else
+            text only); ``tool-result`` parts warn about the others.
     """
 
     hooks: HookFacade
@@ -75,6 +79,7 @@ class CallSettings:
     sandbox: SandboxView | None = None
     on_end: OnToolExecutionEnd | None = None
     display_root: str | None = None
+    result_content: frozenset[str] = TEXT_ONLY
 
     def approval_context(self, tool: HarnessTool | BuiltinTool | None, resources: Any) -> ApprovalContext:
         """The :class:`ApprovalContext` for one call."""
@@ -111,3 +116,12 @@ class CallSettings:
         except Exception:
             logger.exception("on_tool_execution_end raised for tool %r (call %s)", event.tool.name,
                              event.call.tool_call_id)
+
+
+def result_content_of(adapter_session: object) -> frozenset[str]:
+    """The adapter session's ``tool_result_content`` (the kinds of rich result items its
+    runtime carries: ``text``, ``image``, ``other``), text only when absent or malformed."""
+    kinds = getattr(adapter_session, "tool_result_content", None)
+    if isinstance(kinds, frozenset | set | tuple | list) and all(isinstance(k, str) for k in kinds):
+        return frozenset(kinds) | TEXT_ONLY
+    return TEXT_ONLY

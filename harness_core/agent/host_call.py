@@ -55,6 +55,7 @@ from harness_core.parts.models import (
     ToolResultPart,
     with_native_tool_name,
 )
+from harness_core.tools.content import TEXT_ONLY, content_items, unsupported_warnings
 from harness_core.tools.definition import HarnessTool, ToolCall, ToolContext
 from harness_core.tools.output import ToolOutput, normalize_output
 
@@ -84,13 +85,17 @@ def call_part(call: ToolCall, harness_id: str, *, provider_executed: bool, dynam
     )
 
 
-def result_part(call: ToolCall, output: ToolOutput) -> ToolResultPart | ToolErrorPart:
-    """The final result part of a host call that produced ``output``."""
+def result_part(call: ToolCall, output: ToolOutput, accepts: frozenset[str] = TEXT_ONLY,
+                harness_id: str = "the runtime") -> ToolResultPart | ToolErrorPart:
+    """The final result part of a host call that produced ``output``; a rich result's
+    items the runtime cannot carry (``accepts``) are named in ``warnings``."""
     if output.is_error:
         return ToolErrorPart(tool_call_id=call.tool_call_id, tool_name=call.tool_name, input=call.input,
                              error=output.content)
     value = output.value if output.value is not None else output.content
-    return ToolResultPart(tool_call_id=call.tool_call_id, tool_name=call.tool_name, input=call.input, output=value)
+    warnings = unsupported_warnings(content_items(output), accepts, f"harness {harness_id!r}")
+    return ToolResultPart(tool_call_id=call.tool_call_id, tool_name=call.tool_name, input=call.input, output=value,
+                          warnings=warnings or None)
 
 
 def _pending_metadata(call: ToolCall) -> dict[str, dict[str, Any]]:
@@ -275,7 +280,7 @@ class HostCallPath:
             # The executor turned a raise (or timeout) into this error result: the callback
             # gets the exception; the runtime gets the result without it.
             output = attrs.evolve(output, exception=None)
-        services.emit(result_part(call, output))
+        services.emit(result_part(call, output, settings.result_content, settings.harness_id))
         try:
             await turn.adapter_turn.submit_tool_result(call.tool_call_id, output)
         except Exception as exc:

@@ -24,7 +24,7 @@ from harness_core.adapter import (
     HostToolSpec,
     StartRequest,
 )
-from harness_core.agent.call_settings import CallSettings
+from harness_core.agent.call_settings import CallSettings, result_content_of
 from harness_core.agent.config import AgentConfig
 from harness_core.agent.continuation_store import claim_state
 from harness_core.agent.session import HarnessSession
@@ -162,6 +162,7 @@ async def open_session(
     if config.display_paths == "relative":
         root = sandbox.root if sandbox is not None else getattr(adapter_session, "workspace_root", None)
         settings = attrs.evolve(settings, display_root=str(root) if root is not None else None)
+    settings = attrs.evolve(settings, result_content=result_content_of(adapter_session))
     control = SessionControl(adapter_session=adapter_session, settings=settings)
     session = HarnessSession(
         agent=agent, session_id=session_id, control=control, sandbox=sandbox, tools_context=session_context,

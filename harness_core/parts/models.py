@@ -214,7 +214,12 @@ class ToolCallPart(Part):
 
 
 class ToolResultPart(Part):
-    """A tool call's result; ``preliminary`` results precede the final one."""
+    """A tool call's result; ``preliminary`` results precede the final one.
+
+    ``warnings`` lists what did not reach the model as the part shows it: a rich result's
+    image or other item the runtime cannot carry, replaced by a placeholder line (see
+    :mod:`harness_core.tools.content`); ``None`` when everything was passed on.
+    """
 
     type: Literal["tool-result"] = "tool-result"
     tool_call_id: str
@@ -225,6 +230,7 @@ class ToolResultPart(Part):
     dynamic: bool | None = None
     preliminary: bool | None = None
     provider_metadata: ProviderMetadata | None = None
+    warnings: tuple[str, ...] | None = None
 
 
 class ToolErrorPart(Part):

@@ -26,6 +26,7 @@ if TYPE_CHECKING:
     from harness_core.testing._loader import load_script, parse_script_text
     from harness_core.testing._recording import SECRET_HEADERS, RecordedRequest, RequestKind
     from harness_core.testing._request import (
+        ImageView,
         Message,
         ModelRequest,
         OfferedTool,
@@ -113,6 +114,7 @@ _LAZY: dict[str, str] = {
     "ToolCallView": "harness_core.testing._request",
     "ToolNotOfferedError": "harness_core.testing._errors",
     "ToolResultView": "harness_core.testing._request",
+    "ImageView": "harness_core.testing._request",
     "TurnSource": "harness_core.testing._responder",
     "Usage": "harness_core.testing._script",
     "WireFormat": "harness_core.testing._request",
@@ -189,6 +191,7 @@ __all__ = [
     "ToolCallView",
     "ToolNotOfferedError",
     "ToolResultView",
+    "ImageView",
     "TurnSource",
     "Usage",
     "WireFormat",

@@ -12,6 +12,7 @@ from harness_core.testing._request import (
     OfferedTool,
     ToolCallView,
     ToolResultView,
+    content_images,
     content_text,
     join_system,
     normalize_messages,
@@ -60,6 +61,7 @@ def _parse(body: Mapping[str, Any]) -> Conversation:
                     call_id=str(b.get("tool_use_id", "")),
                     text=content_text(b.get("content")),
                     is_error=bool(b.get("is_error", False)),
+                    images=content_images(b.get("content")),
                 )
                 for b in blocks
                 if isinstance(b, Mapping) and b.get("type") == "tool_result"

@@ -12,6 +12,7 @@ from harness_core.testing._request import (
     OfferedTool,
     ToolCallView,
     ToolResultView,
+    content_images,
     content_text,
     join_system,
     normalize_messages,
@@ -56,9 +57,10 @@ def _parse(body: Mapping[str, Any]) -> Conversation:
             messages.append(Message("assistant", text, tool_calls=calls))
         elif role in ("tool", "function"):
             call_id = str(raw.get("tool_call_id") or raw.get("name") or "")
-            messages.append(Message("tool", tool_results=(ToolResultView(call_id, text),)))
+            images = content_images(raw.get("content"))
+            messages.append(Message("tool", tool_results=(ToolResultView(call_id, text, images=images),)))
         else:
-            messages.append(Message("user", text))
+            messages.append(Message("user", text, images=content_images(raw.get("content"))))
     raw_tools = body.get("tools") or []
     tools: list[OfferedTool] = []
     for tool in raw_tools:

@@ -8,10 +8,12 @@ from typing import Any
 from harness_core.testing._openai_common import openai_error_body, parse_arguments
 from harness_core.testing._request import (
     Conversation,
+    ImageView,
     Message,
     OfferedTool,
     ToolCallView,
     ToolResultView,
+    content_images,
     content_text,
     join_system,
     normalize_messages,
@@ -47,6 +49,10 @@ def _output_text(output: Any) -> str:
     return content_text(output)
 
 
+def _output_images(output: Any) -> tuple[ImageView, ...]:
+    return content_images(output["content"] if isinstance(output, Mapping) and "content" in output else output)
+
+
 def _item_message(item: Mapping[str, Any], system: list[str]) -> Message | None:
     kind = item.get("type") or ("message" if "role" in item else "")
     if kind == "message":
@@ -73,7 +79,8 @@ def _item_message(item: Mapping[str, Any], system: list[str]) -> Message | None:
         return Message("assistant", tool_calls=(view,))
     if kind in _OUTPUT_TYPES or kind.endswith("_output"):
         return Message(
-            "tool", tool_results=(ToolResultView(call_id, _output_text(item.get("output"))),)
+            "tool", tool_results=(ToolResultView(call_id, _output_text(item.get("output")),
+                                                 images=_output_images(item.get("output"))),)
         )
     if kind == "reasoning" or kind.endswith("_call"):
         return Message("assistant")

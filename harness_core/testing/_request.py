@@ -10,12 +10,14 @@ from harness_core.testing._tools import resolve_tool_name
 
 __all__ = [
     "Conversation",
+    "ImageView",
     "Message",
     "ModelRequest",
     "OfferedTool",
     "ToolCallView",
     "ToolResultView",
     "WireFormat",
+    "content_images",
     "content_text",
     "normalize_messages",
 ]
@@ -40,12 +42,24 @@ class ToolCallView:
 
 
 @dataclass(frozen=True)
+class ImageView:
+    """An image found in a tool result: its MIME type and base64 data, whatever the wire
+    called it (an Anthropic ``image`` block, a Responses ``input_image``, a Chat
+    ``image_url`` part with a ``data:`` URL)."""
+
+    media_type: str
+    data: str
+
+
+@dataclass(frozen=True)
 class ToolResultView:
-    """A tool result found in the conversation: the call id, its text, its error flag."""
+    """A tool result found in the conversation: the call id, its text, its error flag and
+    its images (``()`` when it carried text only)."""
 
     call_id: str
     text: str
     is_error: bool = False
+    images: tuple[ImageView, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -62,6 +76,9 @@ class Message:
     text: str = ""
     tool_calls: tuple[ToolCallView, ...] = ()
     tool_results: tuple[ToolResultView, ...] = ()
+    images: tuple[ImageView, ...] = ()
+    """Base64 images of a user message (Chat Completions clients such as pi put a tool
+    result's images in the user message that follows it)."""
 
 
 @dataclass(frozen=True)
@@ -190,6 +207,37 @@ def content_text(content: Any) -> str:
         ):
             texts.append(part["text"])
     return "\n".join(texts)
+
+
+def _data_url(url: object) -> ImageView | None:
+    if not isinstance(url, str) or not url.startswith("data:") or ";base64," not in url:
+        return None
+    media_type, _, data = url[5:].partition(";base64,")
+    return ImageView(media_type, data)
+
+
+def _image(part: Mapping[str, Any]) -> ImageView | None:
+    kind = part.get("type")
+    if kind == "image":  # Anthropic: {"source": {"type": "base64", "media_type", "data"}}
+        source = part.get("source")
+        if isinstance(source, Mapping) and source.get("type") == "base64":
+            return ImageView(str(source.get("media_type", "")), str(source.get("data", "")))
+        return None
+    if kind == "input_image":  # Responses: {"image_url": "data:...;base64,..."}
+        return _data_url(part.get("image_url"))
+    if kind == "image_url":  # Chat: {"image_url": {"url": "data:..."}}
+        url = part.get("image_url")
+        return _data_url(url.get("url") if isinstance(url, Mapping) else url)
+    return None
+
+
+def content_images(content: Any) -> tuple[ImageView, ...]:
+    """The base64 images of a wire ``content`` list (see :class:`ImageView`); images given
+    by a remote URL are not counted."""
+    if not isinstance(content, list):
+        return ()
+    images = (_image(part) for part in content if isinstance(part, Mapping))
+    return tuple(image for image in images if image is not None)
 
 
 def normalize_messages(messages: Iterable[Message]) -> tuple[Message, ...]:

@@ -16,6 +16,15 @@ from typing import Any, Final
 
 import attrs
 
+from harness_core.tools.content import (
+    ContentItem,
+    RenderedContent,
+    content_items,
+    fallback_text,
+    items_from_blocks,
+    render_content,
+)
+
 __all__ = ["MAX_OUTPUT_CHARS", "ToolOutput", "normalize_output", "sanitize_text", "truncate_text"]
 
 MAX_OUTPUT_CHARS: Final = 100_000
@@ -121,6 +130,19 @@ class ToolOutput:
         """The AI SDK-style mapping ``{"content": ..., "isError": ...}``."""
         return {"content": self.content, "isError": self.is_error}
 
+    @property
+    def items(self) -> tuple[ContentItem, ...]:
+        """A rich result's content items (text, image, other; see
+        :mod:`harness_core.tools.content`), ``()`` for plain text or a JSON value."""
+        return content_items(self)
+
+    def render(self, accepts: frozenset[str], runtime: str, *, log: bool = True) -> RenderedContent:
+        """The result as a runtime that carries the item kinds ``accepts`` (``{"text",
+        "image"}``) receives it: those items, a placeholder text item for each other one, the
+        same as one text, and a warning per replaced item (logged unless ``log`` is false).
+        A plain result is one text item. ``runtime`` names the runtime in the warnings."""
+        return render_content(self, accepts, runtime, log=log)
+
 
 def normalize_output(result: object, *, limit: int = MAX_OUTPUT_CHARS) -> ToolOutput:
     """Turn whatever a tool returned into a bounded, serializable :class:`ToolOutput`.
@@ -128,7 +150,10 @@ def normalize_output(result: object, *, limit: int = MAX_OUTPUT_CHARS) -> ToolOu
     Args:
         result: ``str`` or ``bytes`` (text), :class:`ToolOutput` (its ``exception`` is
             kept), a mapping with exactly
-            the keys ``content`` and optionally ``isError`` / ``is_error``, ``None``
+            the keys ``content`` and optionally ``isError`` / ``is_error`` (a list of
+            typed content blocks, see :mod:`harness_core.tools.content`, keeps the
+            blocks in ``value`` and reads as their text with a placeholder line per
+            image or other item; any other content is sent as JSON text), ``None``
             (empty text), or any other JSON-serializable value (sent as JSON text; the
             value is kept in :attr:`ToolOutput.value`).
         limit: maximum characters of content.
@@ -150,8 +175,11 @@ def normalize_output(result: object, *, limit: int = MAX_OUTPUT_CHARS) -> ToolOu
     ):
         raw = result["content"]
         is_error = bool(result.get("isError", result.get("is_error", False)))
+        items = items_from_blocks(raw)
         if isinstance(raw, str | bytes | bytearray):
             content, value = sanitize_text(raw), None
+        elif items is not None:  # typed content blocks: their text, a placeholder per other item
+            content, value = fallback_text(items), raw
         else:
             content, value = _to_json_text(raw), raw
     else:

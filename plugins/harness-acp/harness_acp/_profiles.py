@@ -21,7 +21,7 @@ import attrs
 
 from harness_core import MAX_OUTPUT_CHARS
 
-__all__ = ["PROFILES", "AgentProfile", "Launch", "LaunchRequest", "find_codex_acp_binary"]
+__all__ = ["PROFILES", "AgentProfile", "Launch", "LaunchRequest", "find_codex_acp_binary", "result_content"]
 
 _DROPPED_PREFIXES: Final = ("OPENAI_", "CODEX_", "PI_", "ANTHROPIC_")
 
@@ -131,6 +131,9 @@ class AgentProfile:
         reject_ends_turn: rejecting a permission request makes the agent end the prompt
             (``stopReason: cancelled``); the adapter then tells the agent why and continues.
         writes_config: :attr:`launch` writes the agent's config from ``base_url``/``model``.
+        result_content: the rich host tool result items (``text``, ``image``) the relay
+            passes as MCP content, because the agent sends them on to its model (checked
+            against the scripted model server); others become placeholders.
         launch: builds the :class:`Launch` for a session.
         noise: tells agent message text that is the agent talking about itself (a startup
             banner, a config warning), dropped from the stream.
@@ -140,6 +143,7 @@ class AgentProfile:
     command: tuple[str, ...]
     install: str
     session_modes: frozenset[str] = frozenset()
+    result_content: frozenset[str] = frozenset({"text", "image"})
     honours_mcp_servers: bool = True
     mcp_in_config: bool = False
     approvals_in_config: bool = False
@@ -250,7 +254,8 @@ def _pi_launch(request: LaunchRequest) -> Launch:
     agent_dir.mkdir(parents=True, exist_ok=True)
     model = request.model or "default"
     provider = {"baseUrl": request.base_url, "api": "openai-completions", "apiKey": request.api_key or "unused",
-                "models": [{"id": model, "contextWindow": 128000, "maxTokens": 4096}]}
+                "models": [{"id": model, "contextWindow": 128000, "maxTokens": 4096,
+                            "input": ["text", "image"]}]}  # host tool images reach the model
     (agent_dir / "models.json").write_text(json.dumps({"providers": {"harness": provider}}), encoding="utf-8")
     # no agent-level retries against the configured server (like Codex's request_max_retries = 0)
     settings = {"defaultProvider": "harness", "defaultModel": model, "retry": {"enabled": False}}
@@ -312,3 +317,9 @@ PROFILES: Final[Mapping[str, AgentProfile]] = {
     ),
 }
 """The known agent profiles, by name."""
+
+
+def result_content(profile: AgentProfile | None) -> frozenset[str]:
+    """The rich host tool result items relayed as MCP content: the profile's, text only
+    for a plain ``command`` agent (what it does with an image is unknown)."""
+    return profile.result_content if profile is not None else frozenset({"text"})

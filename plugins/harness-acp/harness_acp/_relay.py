@@ -12,6 +12,8 @@ Wire (one JSON line each way per connection)::
     <- {"tools": [{"name", "description", "inputSchema", "readOnly"}]}
     -> {"token": "...", "op": "call", "name": "add", "arguments": {...}}
     <- {"content": "5", "isError": false}
+    <- {"content": "text\n[audio: ...]", "isError": false, "items": [{"type": "text", "text"},
+        {"type": "image", "data", "mimeType"}]}          (a rich result: MCP content blocks)
 
 A request whose token does not match gets ``{"error": "unauthorized"}`` and nothing
 else; the comparison is constant-time. The token is never written to logs, parts or
@@ -31,7 +33,7 @@ from typing import Any, Final
 
 from harness_core import HostToolSpec, ToolOutput
 
-__all__ = ["RELAY_ADDRESS_ENV", "RELAY_TOKEN_ENV", "HostCallHandler", "RelayChannel", "acp_mcp_server"]
+__all__ = ["RELAY_ADDRESS_ENV", "RELAY_TOKEN_ENV", "HostCallHandler", "RelayChannel", "acp_mcp_server", "relay_reply"]
 
 RELAY_ADDRESS_ENV: Final = "HARNESS_ACP_RELAY_ADDRESS"
 RELAY_TOKEN_ENV: Final = "HARNESS_ACP_RELAY_TOKEN"
@@ -47,11 +49,15 @@ class RelayChannel:
     Args:
         tools: returns the host tools active right now (read at every ``list``).
         handler: awaited for each call of a listed tool.
+        result_content: the rich result items relayed as MCP content (``text``,
+            ``image``); the others become placeholder text with a logged warning.
     """
 
-    def __init__(self, tools: Callable[[], Sequence[HostToolSpec]], handler: HostCallHandler) -> None:
+    def __init__(self, tools: Callable[[], Sequence[HostToolSpec]], handler: HostCallHandler,
+                 result_content: frozenset[str] = frozenset({"text"})) -> None:
         self._tools = tools
         self._handler = handler
+        self._result_content = result_content
         self.token = secrets.token_urlsafe(32)
         self._server: asyncio.Server | None = None
         self.address = ""
@@ -109,8 +115,19 @@ class RelayChannel:
             if not isinstance(name, str) or name not in known:
                 return {"content": f"unknown or inactive host tool {name!r}", "isError": True}
             output = await self._handler(name, dict(arguments) if isinstance(arguments, dict) else {})
-            return {"content": output.content, "isError": output.is_error}
+            return relay_reply(output, self._result_content)
         return {"error": f"unknown op {op!r}"}
+
+
+def relay_reply(output: ToolOutput, accepts: frozenset[str]) -> dict[str, Any]:
+    """The relay's answer to a call: ``content`` (text) and ``isError``, plus ``items``
+    (MCP ``text`` / ``image`` blocks) for a rich result."""
+    if not output.items:
+        return {"content": output.content, "isError": output.is_error}
+    rendered = output.render(accepts, "the ACP agent")
+    items = [{"type": "image", "data": item.data, "mimeType": item.media_type} if item.kind == "image"
+             else {"type": "text", "text": item.text or ""} for item in rendered.items]
+    return {"content": rendered.text, "isError": output.is_error, "items": items}
 
 
 def acp_mcp_server(name: str, config: dict[str, Any]) -> Any:

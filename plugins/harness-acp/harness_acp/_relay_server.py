@@ -18,6 +18,18 @@ RELAY_ADDRESS_ENV = "HARNESS_ACP_RELAY_ADDRESS"
 RELAY_TOKEN_ENV = "HARNESS_ACP_RELAY_TOKEN"
 
 
+def _content(mcp_types: Any, items: object, text: str) -> list[Any]:
+    """MCP content for a relay reply: its ``items`` (text and image blocks) when valid, else
+    the text as one block."""
+    if isinstance(items, list) and items and all(
+            isinstance(i, dict) and ((i.get("type") == "text" and isinstance(i.get("text"), str))
+                                     or (i.get("type") == "image" and isinstance(i.get("data"), str)
+                                     and isinstance(i.get("mimeType"), str))) for i in items):
+        return [mcp_types.ImageContent(type="image", data=i["data"], mimeType=i["mimeType"]) if i["type"] == "image"
+                else mcp_types.TextContent(type="text", text=i["text"]) for i in items]
+    return [mcp_types.TextContent(type="text", text=text)]
+
+
 async def ask(request: dict[str, Any]) -> dict[str, Any]:
     """Send one request to the host channel and return its reply (raises ``ConnectionError``)."""
     host, _, port = os.environ[RELAY_ADDRESS_ENV].rpartition(":")
@@ -56,9 +68,11 @@ async def serve() -> None:
         try:
             reply = await ask({"op": "call", "name": str(params.name), "arguments": dict(params.arguments or {})})
             text, is_error = str(reply.get("content", "")), bool(reply.get("isError"))
+            content = _content(mcp_types, reply.get("items"), text)
         except (OSError, ValueError, KeyError) as error:
             text, is_error = f"host tool relay failed: {error}", True
-        return mcp_types.CallToolResult(content=[mcp_types.TextContent(type="text", text=text)], is_error=is_error)
+            content = [mcp_types.TextContent(type="text", text=text)]
+        return mcp_types.CallToolResult(content=content, is_error=is_error)
 
     server: Any = Server("harness", version="1.0.0", on_list_tools=on_list_tools, on_call_tool=on_call_tool)
     async with stdio_server() as (read_stream, write_stream):

@@ -34,7 +34,7 @@ from ._client import AcpClient
 from ._confine import check_reachable, confined_agent
 from ._fs import WorkspaceFiles
 from ._process import AgentProcess, AgentStartError
-from ._profiles import LaunchRequest, isolated_environ
+from ._profiles import LaunchRequest, isolated_environ, result_content
 from ._relay import RelayChannel, acp_mcp_server
 from ._settings import HARNESS_ID, HOST_SERVER, AcpSettings
 from ._turn import AcpTurn, permission_response
@@ -72,6 +72,7 @@ class AcpSession:
         self.session_id = request.session_id
         self.label = settings.name
         self.builtin_approvals = request.builtin_approvals
+        self.tool_result_content = result_content(settings.profile)
         self._permission_mode = request.permission_mode
         self._host_tools: tuple[HostToolSpec, ...] = tuple(request.host_tools)
         self._instructions = request.instructions
@@ -165,7 +166,7 @@ class AcpSession:
         configs: dict[str, Any] = {name: dict(config) for name, config in settings.mcp_servers.items()}
         if self._host_tools:
             if self._relay is None:
-                self._relay = RelayChannel(lambda: self._host_tools, self._host_call)
+                self._relay = RelayChannel(lambda: self._host_tools, self._host_call, self.tool_result_content)
                 await self._relay.start()
             configs[HOST_SERVER] = self._relay.mcp_server(HOST_SERVER)
         launch_request = LaunchRequest(

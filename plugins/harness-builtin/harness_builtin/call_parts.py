@@ -92,7 +92,8 @@ def result_parts(calls: Iterable[CallState]) -> list[Part]:
         else:
             parts.append(ToolResultPart(tool_call_id=call.call_id, tool_name=call.name, input=dict(call.arguments),
                                         output=call.output if call.output is not None else call.content,
-                                        provider_executed=True, dynamic=dynamic(call.name)))
+                                        provider_executed=True, dynamic=dynamic(call.name),
+                                        warnings=tuple(call.warnings) or None))
         if call.changes:
             parts.extend(_file_change_parts(call))
     return parts

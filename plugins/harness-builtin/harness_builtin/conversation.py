@@ -20,6 +20,7 @@ __all__ = [
     "AssistantMessage",
     "Message",
     "ReasoningBlock",
+    "ResultItem",
     "ToolCallRecord",
     "ToolResultRecord",
     "TokenEstimator",
@@ -79,13 +80,28 @@ class AssistantMessage(_Record):
     withheld: bool = False
 
 
+class ResultItem(_Record):
+    """One item of a rich tool result as the conversation keeps it: ``text`` (``text``) or
+    ``image`` (base64 ``data``, ``media_type``)."""
+
+    type: Literal["text", "image"]
+    text: str | None = None
+    data: str | None = None
+    media_type: str | None = None
+
+
 class ToolResultRecord(_Record):
-    """The result of one tool call, as the model sees it."""
+    """The result of one tool call, as the model sees it.
+
+    ``content`` is its text; ``items`` the rich result's items in order (text and images),
+    empty for a plain result. A client that takes only text sends ``content``.
+    """
 
     call_id: str
     name: str
     content: str
     is_error: bool = False
+    items: tuple[ResultItem, ...] = ()
 
 
 class ToolResultsMessage(_Record):
@@ -131,7 +147,7 @@ def message_size(message: Message) -> int:
     if isinstance(message, AssistantMessage):
         size = len(message.text) + sum(len(r.text) for r in message.reasoning)
         return size + sum(len(c.name) + len(json.dumps(c.arguments)) for c in message.tool_calls)
-    return sum(len(r.content) + 20 for r in message.results)
+    return sum(len(r.content) + 20 + sum(len(i.data or "") // 4 for i in r.items) for r in message.results)
 
 
 def estimate_tokens(messages: Sequence[Message], system: str = "") -> int:

@@ -15,7 +15,14 @@ from collections.abc import Callable, Iterable, Sequence
 
 from harness_core import Usage
 
-from .conversation import Message, ToolResultRecord, ToolResultsMessage, UserMessage, message_size
+from .conversation import (
+    Message,
+    ResultItem,
+    ToolResultRecord,
+    ToolResultsMessage,
+    UserMessage,
+    message_size,
+)
 from .state import CallState, PendingStep, SessionState, TurnCounters
 
 __all__ = ["LiveConversation"]
@@ -127,7 +134,8 @@ class LiveConversation:
             raise RuntimeError("the built-in session has no pending step to finish")
         self._pending = None
         self.append(ToolResultsMessage(results=tuple(
-            ToolResultRecord(call_id=c.call_id, name=c.name, content=c.content or "", is_error=c.is_error)
+            ToolResultRecord(call_id=c.call_id, name=c.name, content=c.content or "", is_error=c.is_error,
+                             items=tuple(ResultItem.model_validate(i) for i in c.items or ()))
             for c in pending.calls
         )))
         return pending

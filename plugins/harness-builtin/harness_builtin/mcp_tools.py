@@ -9,12 +9,14 @@ the session. A server that fails to start, or stops later, leaves a notice (an `
 part naming it, emitted at the next model step) and its tools are no longer offered; the
 session goes on without them.
 
-A result becomes a :class:`~harness_core.ToolOutput`: ``content`` is what the model reads
-(the text blocks; an image or audio block as a ``[image: image/png, N bytes]`` line; an
-embedded text resource's text; the structured content as JSON when there is no text);
-``value`` keeps the result for the ``tool-result`` part
-(``{"content": [...MCP blocks...], "structuredContent": ..., "isError": ...}``);
-``is_error`` is the result's ``isError``.
+A result becomes a :class:`~harness_core.ToolOutput`: ``content`` is its text (the text
+blocks; an image or audio block as a ``[image: image/png, N bytes]`` line; an embedded text
+resource's text; the structured content as JSON when there is no text); ``value`` keeps
+the result for the ``tool-result`` part
+(``{"content": [...MCP blocks...], "structuredContent": ..., "isError": ...}``) and is
+where the session reads the rich items from (:mod:`harness_builtin.rich_results`: an image
+reaches a model client that takes images as an image); ``is_error`` is the result's
+``isError``.
 """
 
 from __future__ import annotations

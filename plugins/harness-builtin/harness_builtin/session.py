@@ -26,6 +26,7 @@ from .live import LiveConversation
 from .mcp_tools import McpToolbox
 from .models.base import ModelClient
 from .offer import ToolOffer
+from .rich_results import client_accepts
 from .settings import ToolSettings, TurnLimits
 from .state import load_state
 from .turn import BuiltinTurn
@@ -107,6 +108,14 @@ class BuiltinSession:
             if self._continuable and state.turn_options is not None:  # plan mode / output go on
                 options = state.turn_options
                 self._offer.set_prompt((), None, TurnFeatures(output_schema=options.output_schema, mode=options.mode))
+
+    @property
+    def tool_result_content(self) -> frozenset[str]:
+        """The kinds of rich tool result items the model client sends (the optional
+        :class:`~harness_core.adapter.AdapterSession` attribute the agent reads to warn
+        about the others on ``tool-result`` parts): ``{"text", "image"}`` for Anthropic,
+        ``{"text"}`` for OpenAI Chat."""
+        return client_accepts(self.client)
 
     @property
     def runtime_tools(self) -> Mapping[str, BuiltinTool]:

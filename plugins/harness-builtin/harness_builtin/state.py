@@ -42,6 +42,8 @@ class CallState(_State):
     approval_id: str | None = None
     reason: str | None = None
     content: str | None = None
+    items: list[dict[str, Any]] | None = None
+    warnings: list[str] = pydantic.Field(default_factory=list)
     output: Any = None
     is_error: bool = False
     changes: list[dict[str, str]] = pydantic.Field(default_factory=list)

@@ -26,6 +26,7 @@ from .execution import ScheduledCall, execute_builtin, run_batch
 from .file_changes import diff, snapshot
 from .live import LiveConversation
 from .offer import ToolOffer
+from .rich_results import record_output
 from .signals import TurnSignals
 from .state import CallState, PendingStep
 from .tools import SETTINGS_KEY, SKILLS_KEY, WORKSPACE_KEY
@@ -113,8 +114,7 @@ class ToolStep:
         outputs = await run_batch(scheduled, concurrency=self._env.limits.tool_concurrency)
         for call, output in zip(runnable, outputs, strict=True):
             call.status = "done"
-            call.content = output.content
-            call.is_error = output.is_error
+            record_output(call, output, self._env.client)
 
     def _runner(self, call: CallState) -> Callable[[], Awaitable[ToolOutput]]:
         env = self._env

@@ -34,6 +34,7 @@ from .live import LiveConversation
 from .model_step import ModelStep, StepResult
 from .models.base import ModelError
 from .offer import ToolOffer
+from .rich_results import record_output
 from .signals import Aborted, TurnSignals
 from .streaming import ResponseStreamer
 from .tool_step import ToolStep
@@ -81,6 +82,7 @@ class BuiltinTurn:
     ) -> None:
         self._conversation = conversation
         self._limits = environment.limits
+        self._client = environment.client
         self._on_done = on_done
         self._prompt = prompt
         self._compact_only = compact_only
@@ -117,8 +119,7 @@ class BuiltinTurn:
         if call is None:
             raise KeyError(f"no host tool call {tool_call_id!r} is waiting for a result in this turn")
         call.status = "done"
-        call.content = output.content
-        call.is_error = output.is_error
+        record_output(call, output, self._client)
         call.reported = True
         self._signals.wake()
 

@@ -91,9 +91,11 @@ async def test_call_results_text_structured_image_and_error(scripted_model_serve
     errors = [p for p in result.parts if isinstance(p, ToolErrorPart)]
     assert [e.tool_call_id for e in errors] == ["c3"]
     assert "failed on purpose: boom" in str(errors[0].error)
-    # The model saw the text, a placeholder for the image and the error.
+    # The model saw the text, the image (an Anthropic image block, issue 23) and the error.
     sent = json.dumps(dict(server.model_requests[-1].body))
-    assert "echo: hi" in sent and "[image: image/png" in sent and "failed on purpose: boom" in sent
+    assert "echo: hi" in sent and "failed on purpose: boom" in sent and "[image: image/png" not in sent
+    images = {r.call_id: r.images for r in server.model_requests[-1].tool_results}
+    assert [(i.media_type, i.data) for i in images["c2"]] == [("image/png", PNG_1X1)]
 
 
 async def test_read_only_mcp_calls_run_in_parallel(scripted_model_server, workspace: Path) -> None:

@@ -46,6 +46,17 @@ def _tool_use_id(*metas: object) -> str | None:
     return None
 
 
+def _content(output: ToolOutput) -> list[Any]:
+    import mcp.types as mcp_types
+
+    blocks = output.value if isinstance(output.value, list) else None
+    if blocks is None or not all(isinstance(b, Mapping) and b.get("type") in ("text", "image") for b in blocks):
+        return [mcp_types.TextContent(type="text", text=output.content)]
+    return [mcp_types.ImageContent(type="image", data=str(b["data"]), mimeType=str(b["mimeType"]))
+            if b["type"] == "image" else mcp_types.TextContent(type="text", text=str(b.get("text", "")))
+            for b in blocks]
+
+
 def build_host_server(name: str, tools: Sequence[HostToolSpec], handler: HostCallHandler) -> dict[str, Any]:
     """An ``McpSdkServerConfig`` (a dict) serving ``tools``; each call goes to ``handler``.
 
@@ -85,9 +96,7 @@ def build_host_server(name: str, tools: Sequence[HostToolSpec], handler: HostCal
         else:
             call_id = _tool_use_id(getattr(params, "meta", None), getattr(ctx, "meta", None))
             output = await handler(call_id, tool_name, dict(params.arguments or {}))
-        return mcp_types.CallToolResult(
-            content=[mcp_types.TextContent(type="text", text=output.content)], is_error=output.is_error
-        )
+        return mcp_types.CallToolResult(content=_content(output), is_error=output.is_error)
 
     server: Any = Server(name, version="1.0.0", on_list_tools=on_list_tools, on_call_tool=on_call_tool)
     return {"type": "sdk", "name": name, "instance": server}

@@ -28,6 +28,7 @@ from ._callbacks import RuntimeCallbacks
 from ._continuation import await_transcript, prepare_continuation
 from ._options import ProcessSpec, config_dir_of
 from ._process import SessionProcess
+from ._rich import RESULT_CONTENT
 from ._runtime import RuntimeStartError
 from ._sandboxing import sandbox_settings
 from ._settings import ClaudeCodeSettings
@@ -118,6 +119,12 @@ class ClaudeCodeSession:
     def mcp_declaration(self, native_name: str) -> BuiltinTool | None:
         """The declaration of an external MCP tool for its approval request, else None."""
         return self._process.mcp.declaration(native_name)
+
+    @property
+    def tool_result_content(self) -> frozenset[str]:
+        """Rich host tool result items Claude Code passes on (MCP text and image content);
+        the agent warns on ``tool-result`` parts about the others."""
+        return RESULT_CONTENT
 
     @property
     def runtime_tools(self) -> Mapping[str, BuiltinTool]:

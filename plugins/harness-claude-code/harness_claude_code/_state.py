@@ -30,7 +30,9 @@ from typing import Any, Literal
 
 import pydantic
 
-from harness_core import HarnessConfigurationError
+from harness_core import HarnessConfigurationError, ToolOutput
+
+from ._rich import mcp_blocks
 
 __all__ = [
     "DEFAULT_DENIAL",
@@ -62,10 +64,22 @@ class ApprovalAnswer(_Model):
 
 
 class ResultAnswer(_Model):
-    """The host's result for a host tool call."""
+    """The host's result for a host tool call.
+
+    ``content`` is its text (a rich result's text with a placeholder per item Claude Code
+    cannot take); ``blocks`` the MCP content blocks sent for a rich result (``text`` and
+    ``image`` items, see :func:`~harness_claude_code._mcp.mcp_blocks`), else ``None``.
+    """
 
     content: str
     is_error: bool = False
+    blocks: list[dict[str, Any]] | None = None
+
+    @classmethod
+    def of(cls, output: ToolOutput) -> ResultAnswer:
+        """The answer for a host result: its text and, for a rich result, its MCP blocks."""
+        blocks, text = mcp_blocks(output)
+        return cls(content=text, is_error=output.is_error, blocks=blocks)
 
 
 class PendingCall(_Model):

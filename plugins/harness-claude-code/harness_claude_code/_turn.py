@@ -175,7 +175,7 @@ class ClaudeCodeTurn:
         self._calls.hosted(call_id, tool_name)
         stored = self._calls.take_replay(call_id, native_name, arguments)
         if isinstance(stored, ResultAnswer):
-            return ToolOutput(stored.content, stored.is_error)
+            return ToolOutput(stored.content, stored.is_error, value=stored.blocks)
         original = self.view.original_id(call_id)
         identity = identify_tool(native_name, self.view.host_prefix)
         call = ToolCall(
@@ -191,7 +191,7 @@ class ClaudeCodeTurn:
         finally:
             self._results.discard(original)
             self._runtime.discard(original)
-        return ToolOutput(answer.content, answer.is_error)
+        return ToolOutput(answer.content, answer.is_error, value=answer.blocks)
 
     def pending_requests(self) -> list[PendingRequest]:
         """What the CLI holds pending (its requests, or a continued turn's transcript; see
@@ -234,7 +234,7 @@ class ClaudeCodeTurn:
         if waiter is None:
             raise KeyError(f"no host tool call {tool_call_id!r} waits for a result in this Claude Code turn "
                            f"(waiting: {self._results.keys() or 'none'})")
-        answer = ResultAnswer(content=output.content, is_error=output.is_error)
+        answer = ResultAnswer.of(output)
         self._calls.answered(waiter.tool_use_id, answer)
         waiter.settle(answer)
 

@@ -28,6 +28,7 @@ from harness_core import (
 from . import _protocol as p
 from ._config import approval_and_sandbox, argv, config_toml, environment
 from ._resumed import ResumedTurn, pending_from_state, pending_to_state
+from ._rich import RESULT_CONTENT
 from ._rpc import AppServer, Closed, RpcError, ServerClosedError
 from ._sandboxing import confined_app_server
 from ._settings import CodexSettings
@@ -263,6 +264,12 @@ class CodexSession:
         """Why the app-server died during the latest turn (``None`` when it did not); the next
         prompt starts a new process that resumes the thread."""
         return self._turn.crash if self._turn is not None else self._crash
+
+    @property
+    def tool_result_content(self) -> frozenset[str]:
+        """Rich host tool result items Codex receives (``contentItems``: text, images); the
+        agent warns on ``tool-result`` parts about the others."""
+        return RESULT_CONTENT
 
     @property
     def current_turn(self) -> CodexTurn | None:

@@ -48,6 +48,7 @@ from ._items import (
     mcp_tool,
     result_part,
 )
+from ._rich import content_items_for
 from ._rpc import AppServer, Closed, Incoming, RpcError, ServerClosedError
 
 __all__ = ["CodexTurn", "TurnLedger"]
@@ -149,7 +150,7 @@ class CodexTurn:
         """Answer an ``item/tool/call``. Raises ``KeyError`` for an unknown call id."""
         request_id, _ = self.ledger.tools.pop(tool_call_id)
         response = p.DynamicToolCallResponse.model_validate(
-            {"contentItems": [{"type": "inputText", "text": output.content}], "success": not output.is_error})
+            {"contentItems": content_items_for(output), "success": not output.is_error})
         with contextlib.suppress(ServerClosedError):
             await self.server.respond(request_id, response.model_dump(mode="json"))
 

@@ -35,3 +35,29 @@ async def test_a_failing_host_tool_reaches_the_model_as_an_error(make_agent: Cal
     assert "no forecast for Oslo" in error.error
     outputs = [i for i in second.body["input"] if i.get("type") == "function_call_output" and i["call_id"] == "f-1"]
     assert outputs and "no forecast for Oslo" in str(outputs[0]["output"])
+
+
+async def test_a_host_tool_image_reaches_the_model_as_an_input_image(make_agent: Callable[..., HarnessAgent]) -> None:
+    from harness_core import ToolResultPart
+    from harness_core.testing import PNG_1X1, ImageView
+
+    screenshot = define_harness_tool(
+        name="screenshot", description="Take a screenshot.", input={"type": "object", "properties": {}},
+        execute=lambda input, ctx: {"content": [
+            {"type": "text", "text": "the screen"}, {"type": "image", "data": PNG_1X1, "mimeType": "image/png"},
+            {"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"}]})
+    script = Script.of(ModelTurn(tool_calls=[ToolCallSpec("screenshot", {}, id="s-1")]), "seen")
+    with ScriptedModelServer(script) as server:
+        agent = make_agent(server, tools=[screenshot])
+        session = await agent.create_session()
+        try:
+            result = await agent.generate(session=session, prompt="look")
+        finally:
+            await session.destroy()
+        seen = [r for r in server.model_requests if not r.is_side_request][-1].tool_results
+    assert result.finish_reason == "stop", result.error
+    [answer] = [r for r in seen if r.call_id == "s-1"]
+    assert answer.images == (ImageView("image/png", PNG_1X1),)
+    assert "the screen" in answer.text and "[audio: audio/wav, 6 bytes]" in answer.text
+    part = next(p for p in result.parts if isinstance(p, ToolResultPart) and p.tool_call_id == "s-1")
+    assert part.warnings is not None and len(part.warnings) == 1 and "audio" in part.warnings[0]

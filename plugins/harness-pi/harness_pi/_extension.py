@@ -21,7 +21,9 @@ what RPC mode already does. Payloads are JSON text in ``placeholder`` (request) 
   answer ``{"allow": true}`` lets it run, anything else blocks it with ``reason`` (a
   cancelled dialog, a timeout or malformed JSON block it too: fail closed).
 * ``harness-pi/v1:host`` - sent by each host tool's ``execute``. Payload ``{toolCallId,
-  toolName, input}``; the answer ``{"content": str, "isError": bool}``.
+  toolName, input}``; the answer ``{"content": str, "isError": bool, "items"?: [...]}``
+  (``items``: pi text/image content blocks of a rich result, returned as the tool's
+  content; without them, ``content`` as one text block).
 
 With a tool filter (``active_tools`` / ``inactive_tools``) every call the filter does not
 allow is blocked at once with "not active", without asking the host: built-ins pi offered
@@ -76,12 +78,19 @@ export default function (pi) {
           throw new Error("harness: the host gave no result for this call");
         }
         if (answer.isError === true) throw new Error(answer.content);
-        return { content: [{ type: "text", text: answer.content }], details: undefined };
+        const items = Array.isArray(answer.items) && answer.items.every(richItem) ? answer.items : undefined;
+        return { content: items || [{ type: "text", text: answer.content }], details: undefined };
       },
     });
   }
   if (CONFIG.gate || CONFIG.filter) registerGate(pi);
   pi.registerCommand(CONFIG.marker, { description: "harness-pi: host tools and the approval gate", handler: async () => {} });
+}
+
+function richItem(item) {
+  if (!item || typeof item !== "object") return false;
+  if (item.type === "text") return typeof item.text === "string";
+  return item.type === "image" && typeof item.data === "string" && typeof item.mimeType === "string";
 }
 
 function covers(entry, name) {

@@ -134,7 +134,8 @@ class PiHome:
             providers[settings.provider_name or ""] = {
                 "baseUrl": settings.base_url, "api": settings.api, "apiKey": f"${KEY_VARIABLE}",
                 "models": [{"id": settings.model, "contextWindow": settings.context_window,
-                            "maxTokens": settings.max_tokens, "reasoning": settings.reasoning}],
+                            "maxTokens": settings.max_tokens, "reasoning": settings.reasoning,
+                            "input": ["text", "image"]}],  # tool result images reach the model
             }
         elif settings.provider is not None and settings.api_key is not None:
             providers[settings.provider] = {"apiKey": f"${KEY_VARIABLE}"}  # a built-in provider's key

@@ -40,6 +40,7 @@ from harness_core import (
 
 from ._launch import PiHome
 from ._pending import session_calls
+from ._rich import TEXT_ONLY, WITH_IMAGES
 from ._rpc import PiCommandError, PiProcess, kill_marked
 from ._runtime import PiStartError, children_gone, launch
 from ._settings import PiSettings
@@ -113,6 +114,12 @@ class PiSession:
     def new_compaction_id(self) -> str:
         """A fresh id for a ``compaction`` part."""
         return f"pi-compaction-{self.session_id}-{next(self._compactions)}"
+
+    @property
+    def tool_result_content(self) -> frozenset[str]:
+        """Rich host tool result items pi passes on: text and images for the model the
+        adapter defines (``base_url``), text only with one of pi's own providers."""
+        return WITH_IMAGES if self._settings.base_url is not None else TEXT_ONLY
 
     @property
     def runtime_pids(self) -> list[int]:

@@ -30,6 +30,7 @@ class Answer(pydantic.BaseModel):
     reason: str | None = None
     content: str = ""
     is_error: bool = False
+    items: list[dict[str, Any]] | None = None
 
 
 class OpenCall(pydantic.BaseModel):

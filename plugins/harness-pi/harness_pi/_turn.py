@@ -43,6 +43,7 @@ from ._events import PiCompaction, PiRecord, PiToolCall, PiToolProgress, PiToolR
 from ._extension import GATE_TITLE, HOST_TITLE
 from ._pending import held_call
 from ._projection import usage_from
+from ._rich import result_items
 from ._rpc import PiCommandError
 from ._settings import HARNESS_ID
 from ._state import Answer, OpenCall
@@ -162,12 +163,13 @@ class PiTurn:
         if pending is None:
             raise KeyError(f"no host tool call {tool_call_id!r} waits for a result in this pi turn "
                            f"(waiting: {sorted(self.calls.host_waiters) or 'none'})")
-        answer = Answer(kind="result", content=output.content, is_error=output.is_error)
+        items, text = result_items(output, self._session.tool_result_content)
+        answer = Answer(kind="result", content=text, is_error=output.is_error, items=items)
         self.calls.record(pending.call_id, answer)
         if pending.ui_id is None:
             self.calls.replay[pending.call_id] = answer
             return
-        await self._session.answer_ui(pending.ui_id, {"content": answer.content, "isError": answer.is_error})
+        await self._session.answer_ui(pending.ui_id, host_answer(answer))
 
     async def steer(self, text: str) -> None:
         """Steering (:class:`~harness_core.SteerableTurn`): pi's ``steer`` command.
@@ -371,7 +373,7 @@ class PiTurn:
         else:
             self.calls.host_calls.add(original)
             if replayed is not None and replayed.kind == "result":
-                await self._session.answer_ui(ui_id, {"content": replayed.content, "isError": replayed.is_error})
+                await self._session.answer_ui(ui_id, host_answer(replayed))
                 return
             host_call = ToolCall(tool_call_id=original, tool_name=name, input=args, native_tool_name=name)
             self.calls.host_waiters[original] = Pending(original, ui_id, host_call)
@@ -380,3 +382,12 @@ class PiTurn:
                 open_call.asked = True
             self._outbox.append(HostToolCall(host_call))
         self._awaiting_due = True
+
+
+def host_answer(answer: Answer) -> dict[str, Any]:
+    """The ``harness-pi/v1:host`` answer: ``{"content", "isError"}`` plus ``items`` (pi
+    content blocks) for a rich result."""
+    value: dict[str, Any] = {"content": answer.content, "isError": answer.is_error}
+    if answer.items is not None:
+        value["items"] = answer.items
+    return value

@@ -232,3 +232,26 @@ async def test_a_running_command_streams_preliminary_results(pi_agent: PiAgentFa
     assert preliminary and "first-line" in str(preliminary[0].output)
     assert [p for p in results if not p.preliminary][-1].output.count("second-line") == 1
     assert results[-1] is not preliminary[-1] and violations == []
+
+
+@pytest.mark.parametrize("api", ["openai-responses", "anthropic-messages"])
+async def test_a_host_tool_image_reaches_the_model(pi_agent: PiAgentFactory, workspace: Path, api: str) -> None:
+    from harness_core import ToolResultPart
+    from harness_core.testing import PNG_1X1, ImageView
+
+    screenshot = define_harness_tool(
+        name="screenshot", description="Take a screenshot.", input={"type": "object", "properties": {}},
+        execute=lambda input, ctx: {"content": [
+            {"type": "text", "text": "the screen"}, {"type": "image", "data": PNG_1X1, "mimeType": "image/png"},
+            {"type": "audio", "data": "UklGRg==", "mimeType": "audio/wav"}]})
+    script = [ModelTurn(tool_calls=[ToolCallSpec("screenshot", {}, id="i1")]), "Saw it."]
+    with ScriptedModelServer(script) as server:
+        agent = pi_agent(server, api=api, tools=[screenshot])
+        async with await agent.create_session(sandbox=LocalSandbox(workspace)) as session:
+            result = await agent.generate(session=session, prompt="Look")
+        [seen] = [r for r in server.model_requests[-1].tool_results if r.call_id.startswith("i1")]
+    assert result.finish_reason == "stop", result.error
+    assert seen.images == (ImageView("image/png", PNG_1X1),)
+    assert "the screen" in seen.text and "[audio: audio/wav, 6 bytes]" in seen.text
+    part = _of(result.parts, ToolResultPart)[0]
+    assert part.warnings is not None and len(part.warnings) == 1 and "audio" in part.warnings[0]

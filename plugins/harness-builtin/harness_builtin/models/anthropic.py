@@ -13,7 +13,13 @@ from typing import Any
 
 from harness_core import FinishReason, Usage
 
-from ..conversation import AssistantMessage, Message, ToolResultsMessage, UserMessage
+from ..conversation import (
+    AssistantMessage,
+    Message,
+    ToolResultRecord,
+    ToolResultsMessage,
+    UserMessage,
+)
 from .base import (
     ModelError,
     ModelEvent,
@@ -57,13 +63,28 @@ def to_anthropic_messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
             add("user", [{"type": "text", "text": message.text or "(empty)"}])
         elif isinstance(message, ToolResultsMessage):
             add("user", [
-                {"type": "tool_result", "tool_use_id": r.call_id, "content": r.content or "(no output)",
+                {"type": "tool_result", "tool_use_id": r.call_id, "content": _result_content(r),
                  **({"is_error": True} if r.is_error else {})}
                 for r in message.results
             ])
         else:
             add("assistant", _assistant_blocks(message))
     return out
+
+
+def _result_content(record: ToolResultRecord) -> str | list[dict[str, Any]]:
+    """A result's ``tool_result`` content: its text, or for a rich result its items as
+    ``text`` and base64 ``image`` blocks (in order)."""
+    if not record.items:
+        return record.content or "(no output)"
+    blocks: list[dict[str, Any]] = []
+    for item in record.items:
+        if item.type == "image" and item.data is not None:
+            blocks.append({"type": "image", "source": {"type": "base64", "media_type": item.media_type or "image/png",
+                                                       "data": item.data}})
+        elif item.text:
+            blocks.append({"type": "text", "text": item.text})
+    return blocks or "(no output)"
 
 
 def _assistant_blocks(message: AssistantMessage) -> list[dict[str, Any]]:
@@ -98,6 +119,8 @@ class AnthropicClient:
     """
 
     provider = "anthropic"
+    tool_result_content: frozenset[str] = frozenset({"text", "image"})
+    """Rich tool results go as ``tool_result`` content blocks: text and base64 images."""
 
     def __init__(self, model: str, *, api_key: str | None = None, base_url: str | None = None,
                  max_retries: int = 2, timeout: float = 600.0, thinking_budget: int | None = None) -> None:

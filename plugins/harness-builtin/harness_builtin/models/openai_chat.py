@@ -16,7 +16,13 @@ from typing import Any
 
 from harness_core import FinishReason, Usage
 
-from ..conversation import AssistantMessage, Message, ToolResultsMessage, UserMessage
+from ..conversation import (
+    AssistantMessage,
+    Message,
+    ToolResultRecord,
+    ToolResultsMessage,
+    UserMessage,
+)
 from .base import (
     ModelError,
     ModelEvent,
@@ -42,20 +48,40 @@ _FINISH: Mapping[str, FinishReason] = {
 ENV_VAR = "OPENAI_API_KEY"
 
 
-def to_openai_messages(system: str, messages: Sequence[Message]) -> list[dict[str, Any]]:
-    """The conversation as Chat Completions ``messages``, system prompt first."""
+def to_openai_messages(system: str, messages: Sequence[Message], *, images: bool = False) -> list[dict[str, Any]]:
+    """The conversation as Chat Completions ``messages``, system prompt first.
+
+    With ``images``, the images of tool results (which a ``tool`` message cannot carry) go
+    in a ``user`` message right after the results, as ``image_url`` parts with ``data:``
+    URLs; the results' text keeps a placeholder line where each image was.
+    """
     out: list[dict[str, Any]] = [{"role": "system", "content": system}] if system else []
     for message in messages:
         if isinstance(message, UserMessage):
             out.append({"role": "user", "content": message.text})
         elif isinstance(message, ToolResultsMessage):
             out.extend(
-                {"role": "tool", "tool_call_id": r.call_id, "content": r.content or "(no output)"}
+                {"role": "tool", "tool_call_id": r.call_id, "content": _result_text(r)}
                 for r in message.results
             )
+            attached = [{"type": "image_url", "image_url": {"url": f"data:{i.media_type};base64,{i.data}"}}
+                        for r in message.results for i in r.items if images and i.type == "image" and i.data]
+            if attached:
+                out.append({"role": "user", "content": [
+                    {"type": "text", "text": "The images of the tool results above:"}, *attached]})
         else:
             out.append(_assistant(message))
     return out
+
+
+def _result_text(record: ToolResultRecord) -> str:
+    """A result as a tool message's text: Chat Completions tool messages take text only, so
+    an image item (stored by another client) reads as a placeholder line."""
+    if not record.items:
+        return record.content or "(no output)"
+    lines = [item.text or "" if item.type == "text" else f"[image: {item.media_type}, {len(item.data or '') * 3 // 4} bytes]"
+             for item in record.items]
+    return "\n".join(lines) or "(no output)"
 
 
 def _assistant(message: AssistantMessage) -> dict[str, Any]:
@@ -78,16 +104,27 @@ class OpenAIChatClient:
         base_url: an OpenAI-compatible endpoint, e.g. ``http://localhost:11434/v1``.
         max_retries: the SDK's retries for connection errors, 408, 409, 429 and 5xx (2).
         timeout: seconds for one request (600).
+        image_input: the model reads images: a tool result's images are sent in a ``user``
+            message after the results (``image_url`` parts; see :func:`to_openai_messages`).
+            Off by default: a text-only model would refuse the request.
 
     Raises:
         ModelError: ``configuration`` when no key is set and no ``base_url`` is given.
     """
 
     provider = "openai"
+    tool_result_content: frozenset[str] = frozenset({"text"})
+    """Chat Completions tool messages take text only: an image item is replaced by a
+    placeholder line, with a warning (logged, and on the ``tool-result`` part), unless
+    ``image_input`` is set."""
 
     def __init__(self, model: str, *, api_key: str | None = None, base_url: str | None = None,
-                 max_retries: int = 2, timeout: float = 600.0) -> None:
+                 max_retries: int = 2, timeout: float = 600.0, image_input: bool = False) -> None:
         import openai
+
+        self.image_input = image_input
+        if image_input:
+            self.tool_result_content = frozenset({"text", "image"})
 
         self.model = model
         self.name = f"openai:{model}"
@@ -115,7 +152,7 @@ class OpenAIChatClient:
         """Stream one response (see :class:`~harness_builtin.models.base.ModelClient`)."""
         params: dict[str, Any] = {
             "model": self.model,
-            "messages": to_openai_messages(request.system, request.messages),
+            "messages": to_openai_messages(request.system, request.messages, images=self.image_input),
             "stream": True,
             "stream_options": {"include_usage": True},
         }

@@ -58,6 +58,8 @@ class ScriptedModelClient:
     """
 
     provider = "scripted"
+    tool_result_content: frozenset[str] = frozenset({"text", "image"})
+    """Like the Anthropic client: rich results keep their images (the request views show them)."""
 
     def __init__(self, script: Any = (), *, name: str = "scripted:fake-model", record_requests: bool = True) -> None:
         from harness_core.testing import Script, coerce_script
@@ -83,9 +85,9 @@ class ScriptedModelClient:
         return count
 
     def _view(self, request: ModelRequest) -> Any:
+        from harness_core.testing import ImageView, OfferedTool, ToolCallView, ToolResultView
         from harness_core.testing import Message as ViewMessage
         from harness_core.testing import ModelRequest as ViewRequest
-        from harness_core.testing import OfferedTool, ToolCallView, ToolResultView
 
         messages: list[Any] = []
         for message in request.messages:
@@ -95,7 +97,9 @@ class ScriptedModelClient:
                 calls = tuple(ToolCallView(c.id, c.name, c.arguments) for c in message.tool_calls)
                 messages.append(ViewMessage(role="assistant", text=message.text, tool_calls=calls))
             elif isinstance(message, ToolResultsMessage):
-                results = tuple(ToolResultView(r.call_id, r.content, r.is_error) for r in message.results)
+                results = tuple(ToolResultView(r.call_id, r.content, r.is_error, images=tuple(
+                    ImageView(i.media_type or "", i.data) for i in r.items if i.type == "image" and i.data is not None))
+                    for r in message.results)
                 messages.append(ViewMessage(role="tool", tool_results=results))
         return ViewRequest(
             format="anthropic",
