@@ -71,8 +71,8 @@ async def test_which_calls_ask(mode: str, expected: list[str], make_agent: Calla
     assert calls["c-update"].tool_name == "edit"
     changes = [p for p in parts if isinstance(p, ToolCallPart) and p.tool_name == "fileChange"]
     assert [(c.input["toolCallId"], [(f["path"], f["kind"]) for f in c.input["changes"]]) for c in changes] == [
-        ("c-patch", [(str(workspace / "added.txt"), "created")]),
-        ("c-update", [(str(workspace / "added.txt"), "modified")])]
+        ("c-patch", [("added.txt", "created")]),  # shown relative to the session's workspace_root
+        ("c-update", [("added.txt", "modified")])]
 
 
 async def test_denial_never_runs_and_reason_reaches_the_model(make_agent: Callable[..., HarnessAgent],
