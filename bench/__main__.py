@@ -3,7 +3,7 @@ print one table, goal | measured | ratio (``measured / goal``, ≤ 1.0 meets it)
 
 ``--full`` uses each bench's default sizes; ``--only NAME`` (repeatable) picks benches by module
 name. The older benches (``bench_claude_code``, ``bench_codex``, ``bench_pi``, ``bench_rules``,
-``bench_validation``, ``bench_builtin_overhead``) need real runtimes or print their own
+``bench_validation``) need real runtimes or print their own
 reports, and are run on their own (see each module's docstring).
 """
 
@@ -16,7 +16,9 @@ import time
 
 from bench._rows import Row, format_table
 
-BENCHES: tuple[str, ...] = ("bench_startup", "bench_scripted_server", "bench_linear_cost")
+BENCHES: tuple[str, ...] = (
+    "bench_startup", "bench_scripted_server", "bench_linear_cost", "bench_builtin_overhead", "bench_sessions",
+)
 """Modules of :mod:`bench` that return :class:`~bench._rows.Row` lists from ``run(quick)``."""
 
 

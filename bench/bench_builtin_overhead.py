@@ -5,7 +5,8 @@ One scripted conversation runs through two stacks, in one process, in paired run
 * ``HarnessAgent`` on the built-in harness, the host tool passed as ``tools=`` (so every call
   goes through the agent's host-tool pipeline: argument validation, approval, the execution
   hooks, the ``tool-call``/``tool-result`` parts), model = the in-process
-  :class:`harness_builtin.ScriptedModelClient` (no HTTP), on a plugin manager with the core's
+  :class:`harness_builtin.ScriptedModelClient` (no HTTP, ``record_requests=False``: the test
+  double keeps no log of requests), on a plugin manager with the core's
   default plugins and the built-in harness only (no other installed plugin's hooks);
 * pydantic-ai's ``Agent.run`` with an **async** ``FunctionModel`` that plays the same script
   and reports usage on every response (so pydantic-ai neither hops to a thread per step nor
@@ -84,7 +85,7 @@ def _script(steps: int, calls: int) -> Script:
 async def run_harness(steps: int, calls: int, workspace: Path) -> float:
     """CPU seconds of one ``HarnessAgent.generate`` over the script (host tool via ``tools=``)."""
     agent = HarnessAgent(
-        harness=create_builtin_adapter(model=ScriptedModelClient(_script(steps, calls)),
+        harness=create_builtin_adapter(model=ScriptedModelClient(_script(steps, calls), record_requests=False),
                                        max_steps=steps + 5, max_tool_calls=steps * calls + 5),
         tools=[ECHO],
         include_plugin_tools=False,
@@ -153,12 +154,13 @@ async def measure(steps: int, calls: int, repeat: int) -> tuple[float, float, fl
 def run(quick: bool = False, shapes: list[tuple[int, int]] | None = None, repeat: int | None = None) -> list[Row]:
     """Rows per shape: harness µs/call, pydantic-ai µs/call, ratio (goal ≤ 0.33 at 40x1, 100x10).
 
-    ``quick`` skips shapes over 1,000 calls; every shape runs ``repeat`` pairs (5).
+    ``quick`` skips shapes of 1,000 calls or more (pydantic-ai takes minutes there); every
+    shape runs ``repeat`` pairs (5).
     """
     repeat = repeat or 5
     rows: list[Row] = []
     for steps, calls in shapes or list(SHAPES):
-        if quick and steps * calls > 1000:
+        if quick and steps * calls >= 1000:
             continue
         harness_us, pyd_us, ratio = anyio.run(measure, steps, calls, repeat)
         shape = f"{steps}x{calls}"

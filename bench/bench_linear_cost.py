@@ -2,7 +2,9 @@
 
 ``HarnessAgent`` on the built-in harness with a host tool passed as ``tools=`` (so every call
 goes through the agent's host-tool path: validation, approval, execution hooks), model = the
-in-process :class:`harness_builtin.ScriptedModelClient` (no HTTP), ``N`` model steps with one
+in-process :class:`harness_builtin.ScriptedModelClient` (no HTTP; ``record_requests=False``,
+since the test double's log of requests, each holding the history as sent, is itself quadratic
+in memory), on the core's default plugins and the built-in harness's only, ``N`` model steps with one
 call each, then a final answer. Timed with ``time.process_time`` (CPU time of this process:
 the run is single-process and CPU-bound, so it measures the same thing as wall time, without
 the machine's load). Reported: CPU µs per call at 100 and at 3,000 calls, and their ratio
@@ -22,6 +24,7 @@ import anyio
 from harness_builtin import ScriptedModelClient, create_builtin_adapter
 
 from bench._rows import Row, format_table, median
+from bench.bench_builtin_overhead import core_plugins
 from harness_core import LocalSandbox, define_harness_tool
 from harness_core.agent.harness_agent import HarnessAgent
 from harness_core.testing import ModelTurn, Script, ToolCallSpec
@@ -42,10 +45,11 @@ async def _once(calls: int, workspace: Path) -> float:
     """CPU seconds of one ``generate`` with ``calls`` single-call steps."""
     script = Script.of(*[ModelTurn(tool_calls=[ToolCallSpec("echo", {"text": f"c{i}"})]) for i in range(calls)], "done")
     agent = HarnessAgent(
-        harness=create_builtin_adapter(model=ScriptedModelClient(script), max_steps=calls + 5,
+        harness=create_builtin_adapter(model=ScriptedModelClient(script, record_requests=False), max_steps=calls + 5,
                                        max_tool_calls=calls + 5),
         tools=[ECHO],
         include_plugin_tools=False,
+        plugin_manager=core_plugins(),
     )
     session = await agent.create_session(sandbox=LocalSandbox(workspace))
     started = time.process_time()
@@ -70,7 +74,7 @@ def run(quick: bool = False, large: int | None = None, repeat: int | None = None
     large = large or (1000 if quick else 3000)
     repeat = repeat or (3 if quick else 5)
     small_us = anyio.run(measure, 100, repeat)
-    large_us = anyio.run(measure, large, max(1, repeat // 2) if quick else repeat)
+    large_us = anyio.run(measure, large, repeat)
     return [
         Row("linear: host call µs at 100 calls", None, small_us, "us", "cpu"),
         Row(f"linear: host call µs at {large} calls", None, large_us, "us", "cpu"),

@@ -1,21 +1,23 @@
 """The cost of confining a command: ``run_command(["true"])`` under ``BwrapSandbox`` vs
-``LocalSandbox``.
+``LocalSandbox`` and a raw ``subprocess.run``.
 
 Run: ``uv run python bench/bench_sandbox.py [--runs N]``
 
-Both sandboxes work on the same throwaway workspace and run the same argument list
-(no shell) through the same runner (``LocalSandbox.run_command``: process group,
-timeout, output capture); the difference is the ``bwrap`` wrapper (new mount, PID, IPC,
-UTS, cgroup and network namespaces, the bind mounts, dropped capabilities). Prints the
-median and quartiles in milliseconds of each, the ratio of the medians and the added
-milliseconds per command, for ``network="none"`` and ``network="host"``. Interleaved
-(one of each per round) so machine load affects both alike. Needs ``bwrap``.
+Every sandbox works on the same throwaway workspace and runs the same argument list (no
+shell). ``BwrapSandbox`` sends it to its long-lived command server (one bubblewrap started
+once per sandbox; the server inside spawns each command; see
+:mod:`harness_sandbox_bwrap.server`); ``per-command bwrap`` is ``command_server=False``
+(one ``bwrap`` started per command), for reference. Prints the median and quartiles in
+milliseconds of each, and for each bwrap row the ratio of the medians and the added
+milliseconds per command against ``LocalSandbox`` and against raw ``subprocess.run``.
+Interleaved (one of each per round) so machine load affects all alike. Needs ``bwrap``.
 """
 
 from __future__ import annotations
 
 import argparse
 import statistics
+import subprocess
 import tempfile
 import time
 
@@ -24,13 +26,21 @@ from harness_sandbox_bwrap import BwrapSandbox
 
 from harness_core import LocalSandbox, Sandbox
 
+_RAW = "raw subprocess.run"
+_LOCAL = "LocalSandbox"
+_BWRAP = ("BwrapSandbox network=none", "BwrapSandbox network=host", "per-command bwrap (none)")
 
-async def _time(sandbox: Sandbox) -> float:
+
+async def _time(sandbox: Sandbox | None) -> float:
     started = time.perf_counter()
-    result = await sandbox.run_command(["true"], timeout=60)
+    if sandbox is None:
+        code = subprocess.run(["true"], check=False).returncode  # noqa: ASYNC221 (the raw baseline)
+    else:
+        result = await sandbox.run_command(["true"], timeout=60)
+        code = -1 if result.exit_code is None else result.exit_code
     elapsed = (time.perf_counter() - started) * 1000
-    if result.exit_code != 0:
-        raise SystemExit(f"{sandbox!r}: `true` failed: {result}")
+    if code != 0:
+        raise SystemExit(f"{sandbox!r}: `true` failed")
     return elapsed
 
 
@@ -41,10 +51,12 @@ def _summary(name: str, samples: list[float]) -> str:
 
 async def main(runs: int) -> None:
     with tempfile.TemporaryDirectory() as root:
-        sandboxes: dict[str, Sandbox] = {
-            "LocalSandbox": LocalSandbox(root),
-            "BwrapSandbox network=none": BwrapSandbox(root, network="none"),
-            "BwrapSandbox network=host": BwrapSandbox(root, network="host"),
+        sandboxes: dict[str, Sandbox | None] = {
+            _RAW: None,
+            _LOCAL: LocalSandbox(root),
+            _BWRAP[0]: BwrapSandbox(root, network="none"),
+            _BWRAP[1]: BwrapSandbox(root, network="host"),
+            _BWRAP[2]: BwrapSandbox(root, network="none", command_server=False),
         }
         samples: dict[str, list[float]] = {name: [] for name in sandboxes}
         for sandbox in sandboxes.values():  # warm up
@@ -53,14 +65,16 @@ async def main(runs: int) -> None:
             for name, sandbox in sandboxes.items():
                 samples[name].append(await _time(sandbox))
         for sandbox in sandboxes.values():
-            await sandbox.stop()
-    local = statistics.median(samples["LocalSandbox"])
+            if sandbox is not None:
+                await sandbox.stop()
+    local, raw = statistics.median(samples[_LOCAL]), statistics.median(samples[_RAW])
     print(f"run_command(['true']), {runs} runs each, interleaved")
     for name, values in samples.items():
         print(_summary(name, values))
-    for name in ("BwrapSandbox network=none", "BwrapSandbox network=host"):
+    for name in _BWRAP:
         median = statistics.median(samples[name])
-        print(f"{name}: {median / local:.2f}x LocalSandbox, +{median - local:.2f} ms per command (goal <= 3 ms)")
+        print(f"{name}: {median / local:.2f}x LocalSandbox ({median - local:+.2f} ms), "
+              f"{median / raw:.2f}x raw ({median - raw:+.2f} ms) per command (goal <= +3 ms)")
 
 
 if __name__ == "__main__":

@@ -54,6 +54,7 @@ from harness_core.approval import PermissionMode
 from harness_core.mcp import mcp_name_matches
 from harness_core.parts.models import FinishReason, Usage
 from harness_core.sandbox import Sandbox
+from harness_core.skills import Skill
 from harness_core.tools.definition import BuiltinTool, ToolCall
 from harness_core.tools.output import ToolOutput
 from harness_core.tools.schema import JsonSchema
@@ -146,6 +147,7 @@ class StartRequest:
             call to one the runtime makes anyway goes to the core as a :class:`HostToolCall`,
             which the core answers with ``execution-denied``.
         instructions: text appended to the runtime's system prompt, or ``None``.
+        skills: the agent's skills (:mod:`harness_core.skills`), for adapters declaring ``skills``.
         resume_from: state from :meth:`AdapterSession.stop` of an earlier session.
         continue_from: state from :meth:`AdapterSession.suspend_turn` of an unfinished turn.
     """
@@ -158,6 +160,7 @@ class StartRequest:
     host_tools: Sequence[HostToolSpec] = ()
     withheld_host_tools: frozenset[str] = frozenset()
     instructions: str | None = None
+    skills: Sequence[Skill] = ()
     resume_from: JsonState | None = None
     continue_from: JsonState | None = None
 

@@ -49,6 +49,7 @@ from types import TracebackType
 from typing import Any, Final, TypeVar
 
 import anyio
+import anyio.lowlevel
 import anyio.to_thread
 from anyio.lowlevel import RunVar
 
@@ -301,6 +302,13 @@ class _Slot:
         scheduler.enqueue(self)
 
     async def __aenter__(self) -> None:
+        if self.granted.is_set():  # admitted at once: no wait (and no loop round trip)
+            try:
+                await anyio.lowlevel.checkpoint_if_cancelled()
+            except BaseException:
+                self.scheduler.release(self)
+                raise
+            return
         try:
             await self.granted.wait()
         except BaseException:

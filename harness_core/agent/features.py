@@ -24,6 +24,7 @@ from harness_core.agent.output import Output, OutputSetting, StructuredOutput, r
 from harness_core.agent.stop import StopCondition, StopWatch, stop_conditions
 from harness_core.capabilities import Capability, HarnessCapabilities
 from harness_core.errors import HarnessConfigurationError
+from harness_core.skills import parse_skills
 
 __all__ = ["AgentFeatures", "AgentMode", "CallFeatures", "TurnFeatures", "generate_with_repairs", "parse_mode"]
 
@@ -100,8 +101,12 @@ class AgentFeatures:
     """
 
     def __init__(self, capabilities: HarnessCapabilities, *, output: OutputSetting | None = None,
-                 stop_when: object = None, mode: object = "default") -> None:
+                 stop_when: object = None, mode: object = "default", skills: object = None) -> None:
         self.capabilities = capabilities
+        self.skills = parse_skills(skills)
+        """The agent's skills (:mod:`harness_core.skills`), handed to every session's adapter."""
+        if self.skills:
+            capabilities.require(Capability.SKILLS, "skills=")
         self.defaults = self._check(CallFeatures(
             output=Output.of(output) if output is not None else None,
             stop_when=stop_conditions(stop_when), mode=parse_mode(mode)))

@@ -46,6 +46,7 @@ from harness_core.capabilities import HarnessCapabilities, capabilities_of
 from harness_core.hook_contexts import OnError
 from harness_core.plugins.manager import HarnessPluginManager
 from harness_core.sandbox import Sandbox
+from harness_core.skills import Skill
 from harness_core.tools.definition import HarnessTool
 
 __all__ = ["ApproveCallback", "HarnessAgent", "PrepareCallOptions", "ToolExecutionEnd"]
@@ -96,13 +97,15 @@ class HarnessAgent(AgentConfigView):
             or an :class:`~harness_core.agent.output.Output`), stop conditions
             (:mod:`~harness_core.agent.stop`) and ``"default"`` / ``"plan"``; defaults that
             each call may override (docs/agent.md). Checked against :attr:`capabilities`.
+        skills: :class:`~harness_core.skills.Skill` objects the runtime can load
+            (:mod:`harness_core.skills`); needs the ``skills`` capability.
 
     Raises:
         HarnessConfigurationError: an inconsistent configuration; the message names the
             option and the value (:class:`~harness_core.agent.config.AgentConfig` lists
             every check).
         ToolNameConflictError: two tools with the same name (both sources named).
-        HarnessCapabilityUnsupportedError: ``output`` / ``stop_when`` / ``mode="plan"`` on an
+        HarnessCapabilityUnsupportedError: ``output`` / ``stop_when`` / ``mode="plan"`` / ``skills`` on an
             adapter that cannot honour it (the reason is in the message).
     """
 
@@ -126,6 +129,7 @@ class HarnessAgent(AgentConfigView):
         plugins: Sequence[object] = (), plugin_manager: HarnessPluginManager | None = None,
         state_secret: str | bytes | None = None, continuation_store: ContinuationStore | None = None,
         output: OutputSetting | None = None, stop_when: object = None, mode: AgentMode | str = "default",
+        skills: Sequence[Skill] | None = None,
     ) -> None:
         self.config = AgentConfig(
             harness=harness, harness_options=harness_options, tools=tools, include_plugin_tools=include_plugin_tools,
@@ -136,7 +140,7 @@ class HarnessAgent(AgentConfigView):
             state_secret=state_secret, continuation_store=continuation_store)
         """The checked, read-only configuration (:class:`~harness_core.agent.config.AgentConfig`)."""
         self.features = AgentFeatures(capabilities_of(self.config.adapter), output=output, stop_when=stop_when,
-                                      mode=mode)
+                                      mode=mode, skills=skills)
         """Output, stop-condition and mode defaults (:class:`~harness_core.agent.features.AgentFeatures`)."""
 
     @property

@@ -113,7 +113,8 @@ class HostCallPath:
 
     async def on_call(self, turn: TurnRecord, call: ToolCall) -> None:
         """A :class:`~harness_core.adapter.HostToolCall` arrived: announce, decide, act."""
-        call = attrs.evolve(call, input=decode_input(call.input), provider_executed=False)
+        if isinstance(call.input, str) or call.provider_executed is not False:
+            call = attrs.evolve(call, input=decode_input(call.input), provider_executed=False)
         tool = self._settings.tools.get(call.tool_name)
         self._services.emit(call_part(call, self._settings.harness_id, provider_executed=False,
                                       dynamic=tool is None))
@@ -166,7 +167,7 @@ class HostCallPath:
         except (LookupError, pydantic.ValidationError) as exc:
             return Rejected(message=CONTEXT_ERROR_MESSAGE.format(name=tool.name), detail=exc, validated=validated)
         if approve:
-            decision = self._approve(attrs.evolve(call, input=validated), tool)
+            decision = self._approve(call if validated is call.input else attrs.evolve(call, input=validated), tool)
             if decision.status is ApprovalStatus.DENIED:
                 return Denied(reason=decision.reason, decision=decision)
             if decision.status is ApprovalStatus.USER_APPROVAL:
@@ -241,6 +242,7 @@ class HostCallPath:
 
     async def _run(self, turn: TurnRecord, call: ToolCall, tool: HarnessTool, validated: Any, context: Any) -> None:
         settings, services = self._settings, self._services
+        run_call = call if validated is call.input else attrs.evolve(call, input=validated)
 
         def preliminary(value: Any) -> None:
             services.emit(ToolResultPart(tool_call_id=call.tool_call_id, tool_name=call.tool_name, input=call.input,
@@ -256,12 +258,12 @@ class HostCallPath:
         async with services.scheduler.slot(read_only=tool.read_only):
             started = time.monotonic()
             try:
-                output = await settings.hooks.execute_tool(attrs.evolve(call, input=validated), execution)
+                output = await settings.hooks.execute_tool(run_call, execution)
             except ToolExecutionError as exc:
                 services.emit(ToolErrorPart(tool_call_id=call.tool_call_id, tool_name=call.tool_name,
                                             input=call.input, error=str(exc)))
                 await settings.notify_end(ToolExecutionEnd(
-                    call=attrs.evolve(call, input=validated), tool=tool, session_id=settings.session_id,
+                    call=run_call, tool=tool, session_id=settings.session_id,
                     output=ToolOutput(str(exc), is_error=True), error=exc.__cause__ or exc, context=context,
                     duration=time.monotonic() - started, tools_context=services.tools_context,
                 ))
@@ -280,10 +282,11 @@ class HostCallPath:
             services.fail(f"harness {settings.harness_id!r} rejected the result of call {call.tool_call_id}: "
                           f"{type(exc).__name__}: {exc}")
             return
-        await settings.notify_end(ToolExecutionEnd(
-            call=attrs.evolve(call, input=validated), tool=tool, session_id=settings.session_id, output=output,
-            error=error, context=context, duration=seconds, tools_context=services.tools_context,
-        ))
+        if settings.on_end is not None:  # the report is built only for a listener
+            await settings.notify_end(ToolExecutionEnd(
+                call=run_call, tool=tool, session_id=settings.session_id, output=output,
+                error=error, context=context, duration=seconds, tools_context=services.tools_context,
+            ))
 
 
 def normalize_continuation(output: Any, is_error: bool) -> ToolOutput:

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any
 from harness_core.adapter import AdapterSession, BuiltinFilter
 from harness_core.agent.session_control import SessionControl
 from harness_core.agent.state import STATE_VERSION, PendingApprovalState, PendingToolCallState
+from harness_core.agent.steer import steer_turn
 from harness_core.agent.turn_state import TurnState
 from harness_core.errors import TurnStateError
 from harness_core.sandbox import Sandbox, kill_spawned
@@ -239,6 +240,20 @@ class HarnessSession:
         self.control.state = TurnState.SUSPENDED
         signer = self.agent.config.state_signer
         return signer.sign(state) if signer is not None else state
+
+    async def steer_turn(self, text: str) -> None:
+        """Add the user message ``text`` to the unfinished turn (steering).
+
+        Works while a slice streams (``running``), and while the turn waits for answers or
+        was stopped by ``stop_when``; when the model sees it is the runtime's choice
+        (:mod:`harness_core.steering`, the adapter pages).
+
+        Raises:
+            HarnessCapabilityUnsupportedError: the adapter does not support steering (its reason).
+            TurnStateError: no turn of this session runs in this process, or the session is closed.
+            TypeError / ValueError: ``text`` is not a non-empty string.
+        """
+        await steer_turn(self, text)
 
     async def abort_turn(self, reason: str | None = None) -> None:
         """Abandon the paused (or suspended) turn: the runtime aborts it, the session goes idle.

@@ -147,6 +147,7 @@ async def open_session(
         host_tools=host_tool_specs(config, host_inactive),
         withheld_host_tools=frozenset(name for name in host_inactive if name in config.host_tools),
         instructions=config.instructions,
+        skills=agent.features.skills,
         resume_from=dict(resumed.adapter) if resumed else None,
         continue_from=dict(suspended.adapter) if suspended else None,
     )

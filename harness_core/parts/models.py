@@ -13,6 +13,7 @@ named :data:`FILE_CHANGE_TOOL` and :data:`COMPACTION_TOOL`.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Annotated, Any, Final, Literal, TypeAlias
 
@@ -329,7 +330,10 @@ StreamPart: TypeAlias = Annotated[
 ]
 """Any stream part, discriminated by ``type``."""
 
-_PART_ADAPTER: pydantic.TypeAdapter[StreamPart] = pydantic.TypeAdapter(StreamPart)
+@functools.cache
+def _part_adapter() -> pydantic.TypeAdapter[StreamPart]:
+    """The validator of :data:`StreamPart`, built on first use (building it builds every part model)."""
+    return pydantic.TypeAdapter(StreamPart)
 
 
 def parse_part(data: Mapping[str, Any]) -> Part:
@@ -338,7 +342,7 @@ def parse_part(data: Mapping[str, Any]) -> Part:
     Raises:
         pydantic.ValidationError: naming the bad field.
     """
-    return _PART_ADAPTER.validate_python(data)
+    return _part_adapter().validate_python(data)
 
 
 def with_native_tool_name(

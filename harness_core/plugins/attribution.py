@@ -44,16 +44,19 @@ import contextvars
 import functools
 import inspect
 from collections.abc import Callable, Generator, Iterable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import pluggy
 
-from harness_core.approval import ApprovalDecision, ApprovalStatus
 from harness_core.errors import HarnessConfigurationError
-from harness_core.parts.models import Part
 from harness_core.plugins.records import describe_error
 from harness_core.plugins.validation import check_result
+
+if TYPE_CHECKING:
+    # Imported where used: discovering plugins (``harness plugins``) must not define the
+    # pydantic part models or load the tool-schema machinery.
+    from harness_core.approval import ApprovalDecision
 
 __all__ = ["COLLECT_HOOKS", "HookLedger", "PluginHookError", "attribute", "denial", "filter_names", "recording"]
 
@@ -123,12 +126,16 @@ class recording:
 
 def denial(plugin: str, problem: str) -> ApprovalDecision:
     """The DENIED decision standing in for a policy that failed."""
+    from harness_core.approval import ApprovalDecision, ApprovalStatus
+
     return ApprovalDecision(ApprovalStatus.DENIED, f"approval policy {plugin!r} {problem}; denied for safety", plugin=plugin)
 
 
 def _stamp(plugin: str, decision: object) -> ApprovalDecision | None:
     if decision is None:
         return None
+    from harness_core.approval import ApprovalDecision, ApprovalStatus
+
     if not isinstance(decision, ApprovalDecision):
         return denial(plugin, f"returned {type(decision).__name__}, not an ApprovalDecision")
     if not decision.plugin:
@@ -163,6 +170,8 @@ def filter_names(plugin: str, result: object) -> list[str] | None:
 def _checked_parts(plugin: str, result: object) -> object:
     if result is None:
         return None
+    from harness_core.parts.models import Part
+
     if isinstance(result, Part):
         return [result]
     if not isinstance(result, Sequence) or isinstance(result, str | bytes) or not all(

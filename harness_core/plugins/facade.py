@@ -39,7 +39,6 @@ from harness_core.approval import (
 )
 from harness_core.errors import HarnessConfigurationError, ToolNameConflictError
 from harness_core.execution import ToolExecutionError, settle_error
-from harness_core.parts.models import ErrorPart, Part
 from harness_core.plugins.attribution import (
     HookLedger,
     PluginHookError,
@@ -62,6 +61,7 @@ if TYPE_CHECKING:
 
     from harness_core.adapter import AdapterFactory
     from harness_core.hook_contexts import ExecutionContext, FilterRequest, ProjectionContext
+    from harness_core.parts.models import Part
     from harness_core.plugins.manager import HarnessPluginManager
     from harness_core.sandbox import Sandbox
     from harness_core.tools.definition import BuiltinTool, HarnessTool, ToolCall
@@ -375,6 +375,8 @@ class HookFacade:
 
     def project_event(self, event: object, context: ProjectionContext) -> list[Part]:
         """The parts one native event becomes; a projection error becomes an ``error`` part."""
+        from harness_core.parts.models import ErrorPart, Part
+
         try:
             parts = self._hook.harness_project_event(event=event, context=context)
             if parts is not None and not (isinstance(parts, Sequence) and all(isinstance(p, Part) for p in parts)):

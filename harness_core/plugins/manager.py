@@ -61,6 +61,7 @@ from harness_core.plugins.records import (
     PluginKind,
     PluginLoadWarning,
     PluginRecord,
+    default_plugin_name,
     describe_error,
     distribution_of,
     env_flag,
@@ -173,7 +174,7 @@ class HarnessPluginManager:
         Raises:
             PluginLoadError: it was rejected and strict mode is on.
         """
-        name = name or self._default_name(plugin)
+        name = name or default_plugin_name(self.pm, plugin)
         if name in self._records and self._records[name].status == "loaded":
             return self._records[name]
         if name in self.disabled_names:
@@ -186,17 +187,6 @@ class HarnessPluginManager:
         except _RegistrationError as exc:
             self._rollback(snapshot)
             return self._fail(name, distribution, version, value, exc)
-
-    def _default_name(self, plugin: object) -> str:
-        own = getattr(plugin, "__name__", None)
-        if isinstance(own, str) and own:
-            return own
-        base = f"{type(plugin).__module__}.{type(plugin).__qualname__}"
-        name, count = base, 1
-        while (holder := self.pm.get_plugin(name)) is not None and holder is not plugin:
-            count += 1
-            name = f"{base}#{count}"
-        return name
 
     def load_entry_points(self, entry_points: Iterable[EntryPointLike] | None = None) -> list[PluginRecord]:
         """Discover and register plugins from the ``harness`` entry-point group.

@@ -7,12 +7,15 @@ Parts pass through unchanged, a list of parts is flattened, and anything else be
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 import attrs
 
 from harness_core.hook_contexts import ProjectionContext
 from harness_core.hookspecs import hookimpl
-from harness_core.parts.models import Part, RawPart
+
+if TYPE_CHECKING:
+    from harness_core.parts.models import Part
 
 __all__ = ["DefaultProjection"]
 
@@ -33,6 +36,9 @@ class DefaultProjection:
 
     @hookimpl(trylast=True)
     def harness_project_event(self, event: object, context: ProjectionContext) -> Sequence[Part] | None:
+        # Imported here: registering the core plugins must not define the part models.
+        from harness_core.parts.models import Part, RawPart
+
         if isinstance(event, Part):
             return [event]
         if isinstance(event, list | tuple) and all(isinstance(item, Part) for item in event):

@@ -30,6 +30,7 @@ __all__ = [
     "PluginLoadWarning",
     "PluginRecord",
     "PluginStatus",
+    "default_plugin_name",
     "describe_error",
     "distribution_of",
     "env_flag",
@@ -176,6 +177,21 @@ def version_of(dist: str) -> str | None:
         return importlib.metadata.version(dist)
     except importlib.metadata.PackageNotFoundError:
         return None
+
+
+def default_plugin_name(pm: pluggy.PluginManager, plugin: object) -> str:
+    """The name an in-memory plugin registers under when none is given: a module's or
+    class's ``__name__``; for an instance its class as ``module.QualName``, with ``#2``,
+    ``#3``... when another object already holds that name in ``pm``."""
+    own = getattr(plugin, "__name__", None)
+    if isinstance(own, str) and own:
+        return own
+    base = f"{type(plugin).__module__}.{type(plugin).__qualname__}"
+    name, count = base, 1
+    while (holder := pm.get_plugin(name)) is not None and holder is not plugin:
+        count += 1
+        name = f"{base}#{count}"
+    return name
 
 
 def describe_error(exc: BaseException, *, origin: bool = False) -> str:

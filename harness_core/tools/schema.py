@@ -37,17 +37,25 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any, Final, NoReturn, TypeGuard
+from typing import TYPE_CHECKING, Any, Final, NoReturn, TypeGuard
 
-import jsonschema
 import pydantic
-from jsonschema import Draft202012Validator
 
 from harness_core.errors import ToolDefinitionError, ToolInputError
 from harness_core.tools.frozen import FrozenJsonObject
 from harness_core.tools.json_values import check_json_value, parse_arguments
 from harness_core.tools.schema_refs import RecursiveSchemaError, inline_refs
 from harness_core.tools.schema_subset import SUPPORTED_KEYWORDS, check_schema_subset
+
+if TYPE_CHECKING:
+    from jsonschema import Draft202012Validator
+
+
+def _draft_2020_12() -> type[Draft202012Validator]:
+    """jsonschema's Draft 2020-12 validator class, imported on first use (start-up cost)."""
+    from jsonschema import Draft202012Validator
+
+    return Draft202012Validator
 
 __all__ = [
     "SUPPORTED_KEYWORDS",
@@ -131,7 +139,7 @@ class ToolInputSchema:
         set_slot = object.__setattr__
         set_slot(self, "json_schema", frozen)
         set_slot(self, "model", model)
-        set_slot(self, "_validator", None if model is not None else Draft202012Validator(frozen))
+        set_slot(self, "_validator", None if model is not None else _draft_2020_12()(frozen))
         # Strict JSON mode unless the model chose its own strictness explicitly.
         set_slot(self, "_strict", None if model is None or "strict" in model.model_config else True)
 
@@ -242,8 +250,10 @@ def compile_input_schema(tool_name: str, input: object) -> ToolInputSchema:
             f"tool {tool_name!r}: input.type must be 'object' (tool arguments are always an object), "
             f"got {schema.get('type')!r}"
         )
+    import jsonschema  # on first use: importing it costs more than the rest of the core
+
     try:
-        Draft202012Validator.check_schema(schema)
+        jsonschema.Draft202012Validator.check_schema(schema)
     except jsonschema.SchemaError as exc:
         raise ToolDefinitionError(f"tool {tool_name!r}: input is not a valid JSON Schema: {exc.message}") from None
     return ToolInputSchema(schema, None)

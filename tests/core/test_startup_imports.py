@@ -88,6 +88,53 @@ def test_import_harness_core_imports_no_heavy_module(tmp_path: Path) -> None:
     assert "harness_builtin" not in modules
 
 
+DEFERRED_BY_IMPORT = (
+    "harness_core.parts",
+    "harness_core.agent",
+    "harness_core.adapter",
+    "harness_core.plugins",
+    "harness_core.tools",
+    "jsonschema",
+    "pydantic",
+    "pluggy",
+    "anyio",
+    "attr",
+    "attrs",
+)
+"""What ``import harness_core`` alone no longer loads: the root names are imported on first use."""
+
+
+def test_import_harness_core_loads_no_submodule(tmp_path: Path) -> None:
+    modules = _imported_modules("import harness_core", tmp_path)
+    loaded = sorted({m for m in modules for d in DEFERRED_BY_IMPORT if m == d or m.startswith(d + ".")})
+    assert loaded == []
+
+
+def test_a_root_name_loads_its_submodule_only(tmp_path: Path) -> None:
+    modules = _imported_modules("from harness_core import ToolKind", tmp_path)
+    assert "harness_core.tools.definition" in modules
+    # The tool-schema validator, the part models and the agent are not needed for this name.
+    assert not [m for m in modules if m == "jsonschema" or m.startswith(("jsonschema.", "harness_core.agent."))]
+    assert "harness_core.parts.models" not in modules
+
+
+def test_every_root_name_resolves_and_is_listed() -> None:
+    import harness_core
+
+    assert sorted(harness_core.__all__) == sorted(set(harness_core.__all__))
+    missing = [name for name in harness_core.__all__ if not hasattr(harness_core, name)]
+    assert missing == []
+    assert set(harness_core.__all__) <= set(dir(harness_core))
+
+
+def test_registering_the_core_plugins_defines_no_part_model(tmp_path: Path) -> None:
+    modules = _imported_modules("from harness_core import create_plugin_manager; "
+                                "create_plugin_manager(load_entry_points=False, env={})", tmp_path)
+    assert "harness_core.plugins.defaults" in modules
+    assert "harness_core.parts.models" not in modules
+    assert not [m for m in modules if m == "jsonschema" or m.startswith("jsonschema.")]
+
+
 def test_forbidden_matcher_can_fail() -> None:
     assert _forbidden(["bashlex.parser", "harness_core.testing", "harness_core.tools", "yamlx"]) == [
         "bashlex.parser",

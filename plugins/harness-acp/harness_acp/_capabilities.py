@@ -19,7 +19,8 @@ CAPABILITIES: Final[Mapping[Capability, CapabilitySupport]] = {
     Capability.COMPACTION: unsupported("ACP has no compaction request"),
     Capability.CROSS_PROCESS_CONTINUATION: unsupported("the agent process keeps the pending request"),
     Capability.MCP_SERVERS: supported("passed to the agent in session/new mcpServers"),
-    Capability.STEERING: unsupported("not mapped yet"),
+    Capability.STEERING: unsupported("ACP's session/prompt takes one message per prompt; the protocol has no way "
+                                     "to add one to a running prompt"),
     Capability.SKILLS: unsupported("not mapped yet"),
 }
 """Capability declarations of the ``acp`` adapter."""

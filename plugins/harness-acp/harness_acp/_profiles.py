@@ -19,6 +19,8 @@ from typing import Any, Final
 
 import attrs
 
+from harness_core import MAX_OUTPUT_CHARS
+
 __all__ = ["PROFILES", "AgentProfile", "Launch", "LaunchRequest", "find_codex_acp_binary"]
 
 _DROPPED_PREFIXES: Final = ("OPENAI_", "CODEX_", "PI_", "ANTHROPIC_")
@@ -207,6 +209,9 @@ def _codex_launch(request: LaunchRequest) -> Launch:
     # before every edit; "never" runs everything (the host asked for no approvals).
     policy = "untrusted" if request.builtin_approvals else "never"
     argv += ["-c", f"approval_policy={_toml(policy)}"]
+    # Codex cuts tool outputs over this many tokens out of the middle: room for a host
+    # result the core already cut at MAX_OUTPUT_CHARS characters, so the model gets it whole.
+    argv += ["-c", f"tool_output_token_limit={MAX_OUTPUT_CHARS // 2}"]
     env: dict[str, str] = {}
     if request.home is not None:
         env["HOME"] = str(request.home)

@@ -19,11 +19,13 @@ from harness_core import (
     HarnessConfigurationError,
     HarnessTool,
     HostToolSpec,
+    Skill,
 )
 
 from .mcp_tools import McpToolbox
 from .models.base import ToolSpec
 from .prompt import system_prompt
+from .tools import SKILL_TOOL, skill_tool_description
 from .turn_features import TurnFeatures
 from .workspace import Workspace
 
@@ -44,6 +46,8 @@ class ToolOffer:
             system prompt in this order, then the current prompt's).
         mcp: the session's MCP tools (their connected servers' tools are offered after the
             built-ins, filtered like them, by ``mcp__<server>__<tool>`` name).
+        skills: the session's skills (``StartRequest.skills``); without any, the ``skill``
+            tool is not offered.
 
     Raises:
         HarnessConfigurationError: a host tool has a built-in's name.
@@ -60,11 +64,17 @@ class ToolOffer:
         withheld: frozenset[str] = frozenset(),
         instructions: Sequence[str | None] = (),
         mcp: McpToolbox | None = None,
+        skills: Sequence[Skill] = (),
     ) -> None:
-        self._tools = dict(tools)
+        self.skills: Mapping[str, Skill] = {skill.name: skill for skill in skills}
+        """The session's skills, served by the ``skill`` tool (offered only when there are some)."""
+        self._tools = {name: tool for name, tool in tools.items() if name != SKILL_TOOL.name or skills}
         self._read_only = read_only
         self._filter = builtin_filter
         self._specs = {name: ToolSpec(name, tool.description, tool.json_schema) for name, tool in self._tools.items()}
+        if SKILL_TOOL.name in self._specs:
+            self._specs[SKILL_TOOL.name] = ToolSpec(SKILL_TOOL.name, skill_tool_description(skills),
+                                                    SKILL_TOOL.json_schema)
         self._workspace = workspace
         self._instructions = tuple(instructions)
         self._host_tools: tuple[HostToolSpec, ...] = ()

@@ -86,7 +86,7 @@ class BuiltinSession:
         self._offer = ToolOffer(
             tools=self.tools, read_only=read_only, builtin_filter=request.builtin_filter,
             host_tools=request.host_tools, withheld=request.withheld_host_tools, workspace=self.workspace,
-            instructions=[instructions, request.instructions], mcp=mcp,
+            instructions=[instructions, request.instructions], mcp=mcp, skills=request.skills,
         )
         self._mcp = mcp
         self._environment = TurnEnvironment(

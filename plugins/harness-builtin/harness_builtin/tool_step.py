@@ -28,7 +28,7 @@ from .live import LiveConversation
 from .offer import ToolOffer
 from .signals import TurnSignals
 from .state import CallState, PendingStep
-from .tools import SETTINGS_KEY, WORKSPACE_KEY
+from .tools import SETTINGS_KEY, SKILLS_KEY, WORKSPACE_KEY
 
 __all__ = ["ToolStep"]
 
@@ -132,7 +132,7 @@ class ToolStep:
         context = ToolContext(
             tool_call_id=call.call_id, tool_name=call.name, session_id=env.session_id,
             harness_id=HARNESS_ID, sandbox=env.sandbox,
-            metadata={WORKSPACE_KEY: env.workspace, SETTINGS_KEY: env.tool_settings},
+            metadata={WORKSPACE_KEY: env.workspace, SETTINGS_KEY: env.tool_settings, SKILLS_KEY: self._offer.skills},
         )
         detect = env.detect_file_changes and call.name == "bash"
         validated = self._validated

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator, Callable
 
-from harness_core import PendingRequest, ToolOutput
+from harness_core import PendingRequest, ToolOutput, TurnStateError
 
 from .call_parts import pending_requests
 from .compaction_step import Compactor
@@ -47,6 +47,11 @@ class _EndTurn(Exception):
     def __init__(self, events: list[object]) -> None:
         super().__init__("end of turn")
         self.events = events
+
+
+def _answered(end: list[object]) -> bool:
+    """The step ended the turn with the model's answer (a lone ``TurnEnd`` with ``stop``)."""
+    return len(end) == 1 and getattr(end[0], "finish_reason", None) == "stop"
 
 
 class BuiltinTurn:
@@ -87,6 +92,8 @@ class BuiltinTurn:
         self._stream = EventStream(self._run(), self._signals, lambda: conversation.counters.usage)
         self._suspended = False
         self._history_start: int | None = None
+        self._steering: list[str] = []
+        self._over = False
 
     acts_on_each_answer = True
     """An approved call runs at once, whatever the other pending decisions
@@ -136,6 +143,18 @@ class BuiltinTurn:
         pending = self._conversation.pending
         return [] if pending is None else pending_requests(pending.calls)
 
+    async def steer(self, text: str) -> None:
+        """Steering (:class:`~harness_core.SteerableTurn`): ``text`` becomes a user message at
+        the next step boundary, before the next model call; after the model's last step the
+        turn takes one more step for it.
+
+        Raises:
+            TurnStateError: the turn is over.
+        """
+        if self._over:
+            raise TurnStateError("the built-in turn is over; send a new prompt instead of steering it")
+        self._steering.append(text)
+
     async def abort(self) -> None:
         """Stop the turn now: a running model call or command is cancelled (its process
         group killed); reading the events then yields ``TurnEnd(finish_reason="aborted")``."""
@@ -174,6 +193,7 @@ class BuiltinTurn:
                 conversation.close_pending(f"Not run: {exc}")
                 yield turn_end(conversation.counters, "error", str(exc), "tool-error")
         finally:
+            self._over = True
             if not self._suspended:
                 conversation.close_pending(
                     "Not run: the turn was aborted." if self._signals.aborted
@@ -195,6 +215,7 @@ class BuiltinTurn:
             async for event in self._tools.run():
                 yield event
         while True:
+            self._deliver_steering()
             self._check_limits()
             if self._compactor.needed():
                 async for event in self._compactor.compact("auto"):
@@ -203,6 +224,8 @@ class BuiltinTurn:
             async for event in self._model.run(step):
                 yield event
             if step.end is not None:
+                if self._steering and _answered(step.end):
+                    continue  # a steering message came during the last step: one more step for it
                 for event in step.end:
                     yield event
                 return
@@ -210,6 +233,11 @@ class BuiltinTurn:
                 self._tools.remember(step.validated)
                 async for event in self._tools.run():
                     yield event
+
+    def _deliver_steering(self) -> None:
+        """The step boundary: queued steering messages join the conversation as user messages."""
+        while self._steering:
+            self._conversation.append(UserMessage(text=self._steering.pop(0)))
 
     def _forget_unanswered_prompt(self) -> None:
         """A turn whose first model call failed leaves no trace: its prompt is dropped, so

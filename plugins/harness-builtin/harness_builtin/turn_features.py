@@ -116,5 +116,8 @@ CAPABILITIES: Mapping[Capability, CapabilitySupport] = {
     Capability.COMPACTION: supported("summarizes the conversation (automatic and session.compact())"),
     Capability.CROSS_PROCESS_CONTINUATION: supported("the pending step is JSON state"),
     Capability.MCP_SERVERS: supported("stdio and streamable HTTP servers, as mcp__<server>__<tool> tools"),
+    Capability.SKILLS: supported("a read-only 'skill' tool lists the skills and returns one's SKILL.md or files "
+                                 "(served from memory: nothing is written)"),
+    Capability.STEERING: supported("a user message added at the next step boundary, before the next model call"),
 }
 """The built-in harness's capability declarations (:mod:`harness_core.capabilities`)."""

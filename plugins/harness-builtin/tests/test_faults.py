@@ -75,3 +75,24 @@ async def test_a_model_server_dying_mid_turn_gives_an_error_and_the_session_goes
         if second is not None:
             second.stop()
             second.raise_errors()
+
+
+async def test_a_model_failure_after_an_approval_ends_the_turn_and_the_session_goes_on(scripted_model_server,
+                                                                                      workspace: Path) -> None:
+    server = scripted_model_server(Script.of(
+        ModelTurn(tool_calls=[ToolCallSpec("write", {"file_path": "made.txt", "content": "x"}, id="c1")]),
+        "Next turn."), faults=[Fault.http_error(500, at=1)])  # the failed call consumes no turn
+    agent = agent_for(server.base_url, permission_mode="allow-reads")
+    async with await agent.create_session(sandbox=LocalSandbox(workspace)) as session:
+        first = await agent.generate(session=session, prompt="make a file")
+        [request] = first.approval_requests
+        started = time.monotonic()
+        after = await agent.continue_generate(session=session, approval_responses=[
+            {"approval_id": request.approval_id, "approved": True}])
+        assert time.monotonic() - started < 30
+        [error] = [p for p in after.parts if isinstance(p, ErrorPart)]
+        assert after.finish_reason == "error" and error.error_type == "server-error"
+        assert (workspace / "made.txt").read_text() == "x"
+        assert session.state == "idle"
+        again = await agent.generate(session=session, prompt="go on")
+        assert again.finish_reason == "stop" and again.text == "Next turn."

@@ -15,9 +15,9 @@ def test_entry_point_registers_adapter_builtins_and_demo() -> None:
     assert record.status == "loaded" and record.kind == "adapter"
     assert "builtin" in manager.hooks.adapters()
     builtins = {tool.name: tool for tool in manager.hooks.builtins("builtin")}
-    assert list(builtins) == ["read", "write", "edit", "bash", "grep", "glob", "ls"]
+    assert list(builtins) == ["read", "write", "edit", "bash", "grep", "glob", "ls", "skill"]
     assert all(isinstance(t, BuiltinTool) and t.native_name == t.name for t in builtins.values())
-    assert {n for n, t in builtins.items() if t.kind is ToolKind.READ_ONLY} == {"read", "grep", "glob", "ls"}
+    assert {n for n, t in builtins.items() if t.kind is ToolKind.READ_ONLY} == {"read", "grep", "glob", "ls", "skill"}
     assert builtins["bash"].kind is ToolKind.BASH and builtins["edit"].kind is ToolKind.EDIT
     assert builtins["read"].resources_for({"file_path": "a.py"}) == ToolResources(paths=("a.py",))
     assert builtins["bash"].resources_for({"command": "ls"}) == ToolResources(command="ls")

@@ -25,3 +25,13 @@ def test_nan_and_infinity_are_refused() -> None:
 
 def test_json_null_means_no_arguments() -> None:
     assert check("null") == ({}, None)
+
+
+def test_a_host_schema_is_compiled_once() -> None:
+    from harness_builtin.repair import _validator
+
+    other = {"type": "object", "properties": {"b": {"type": "string"}}}
+    assert _validator(SCHEMA) is _validator(SCHEMA)
+    assert _validator(other) is not _validator(SCHEMA)
+    # A problem is still found with the cached validator.
+    assert check('{"n": 11}')[1] is not None and check('{"n": 5}')[1] is None

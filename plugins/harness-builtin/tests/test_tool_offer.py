@@ -39,7 +39,7 @@ def test_filter_repair_mode_and_read_only(tmp_path: Path) -> None:
     assert sorted(offer.inactive()) == ["bash", "grep"]
     assert offer.read_only_names() == {"read", "glob", "ls", "lookup"}
     assert {spec.name for spec in offer.offered(repair_mode=True)} == {"read", "glob", "ls", "lookup"}
-    assert offer.builtin_names == frozenset(BUILTIN_TOOLS)
+    assert offer.builtin_names == frozenset(BUILTIN_TOOLS) - {"skill"}  # no skills: no skill tool
     assert set(offer.host_schemas()) == {"lookup", "deploy"}
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from harness_core import Capability, CapabilitySupport, supported, unsupported
+from harness_core import Capability, CapabilitySupport, supported
 
 __all__ = ["CAPABILITIES"]
 
@@ -19,7 +19,8 @@ CAPABILITIES: Final[Mapping[Capability, CapabilitySupport]] = {
     Capability.COMPACTION: supported("Claude Code's /compact command"),
     Capability.CROSS_PROCESS_CONTINUATION: supported("resumes the Claude Code session and its interrupted turn"),
     Capability.MCP_SERVERS: supported("Claude Code's own MCP client (stdio, HTTP, SSE, SDK servers)"),
-    Capability.STEERING: unsupported("not mapped yet"),
-    Capability.SKILLS: unsupported("not mapped yet"),
+    Capability.STEERING: supported("a user message written to the CLI's streaming input while the turn runs"),
+    Capability.SKILLS: supported("installed in the skills folder of the isolated config dir "
+                                 "(<CLAUDE_CONFIG_DIR>/skills/<name>/SKILL.md); the model loads one with its Skill tool"),
 }
 """Capability declarations of the ``claude-code`` adapter."""

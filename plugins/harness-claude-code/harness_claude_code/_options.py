@@ -66,6 +66,8 @@ class ProcessSpec:
             after ``extra_options`` so they cannot be turned off there; ``None`` for none.
         output_schema: the structured-output JSON Schema as JSON text (``--json-schema``), or ``None``.
         plan: run in Claude Code's ``plan`` permission mode (it plans, edits nothing).
+        skills: the session installed skills in the config dir: ``user`` joins a given
+            ``setting_sources`` list, so the CLI reads its skills folder.
     """
 
     cwd: Path
@@ -78,6 +80,7 @@ class ProcessSpec:
     sandbox: str | None = None
     output_schema: str | None = None
     plan: bool = False
+    skills: bool = False
 
     def same_process(self, other: ProcessSpec) -> bool:
         """True when a process started for ``other`` can serve this spec."""
@@ -182,7 +185,8 @@ def build_options(
     if settings.max_turns is not None:
         options["max_turns"] = settings.max_turns
     if settings.setting_sources is not None:
-        options["setting_sources"] = list(settings.setting_sources)
+        sources = list(settings.setting_sources)
+        options["setting_sources"] = [*sources, "user"] if spec.skills and "user" not in sources else sources
     options.update(settings.extra_options)
     if spec.sandbox is not None:
         options["sandbox"] = json.loads(spec.sandbox)

@@ -30,3 +30,7 @@ class TurnOwner(Protocol):
 
     def mcp_declaration(self, native_name: str) -> BuiltinTool | None:
         """The declaration of an external MCP tool (kind from its annotations), else None."""
+
+    async def send_user_message(self, text: str) -> None:
+        """Write a user message to the running CLI's streaming input (steering)."""
+        ...

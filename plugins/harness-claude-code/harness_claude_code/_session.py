@@ -31,6 +31,7 @@ from ._process import SessionProcess
 from ._runtime import RuntimeStartError
 from ._sandboxing import sandbox_settings
 from ._settings import ClaudeCodeSettings
+from ._skills import install_claude_skills
 from ._state import ContinueState, ResumeState, parse_continue_state, parse_resume_state
 from ._transcript import find_transcript, relocate_transcript
 from ._turn import ClaudeCodeTurn, TurnKind
@@ -85,6 +86,7 @@ class ClaudeCodeSession:
         if not cwd.is_dir():
             raise HarnessConfigurationError(f"claude-code session {self.session_id!r}: workspace {str(cwd)!r} is not a directory")
         self.cwd = cwd.resolve()
+        self._skills = install_claude_skills(settings, request.skills) is not None
         self.workspace_root = str(self.cwd)
         """The workspace (``AdapterSession.workspace_root``): the permission mode covers paths inside it only."""
         runtime_dirs = [config_dir_of(settings), *([settings.home] if settings.home is not None else [])]
@@ -122,6 +124,17 @@ class ClaudeCodeSession:
         """The external MCP servers' tools the CLI reported, by ``mcp__<server>__<tool>``."""
         return self._process.mcp.tools
 
+    async def send_user_message(self, text: str) -> None:
+        """Steering: a user message on the CLI's streaming input (the turn's ``steer``);
+        Claude Code adds it to the running turn.
+
+        Raises:
+            TurnStateError: no turn runs (it is over, or none was started).
+        """
+        if self._turn is None or self._turn.done:
+            raise TurnStateError("the Claude Code turn is over; send a new prompt instead of steering it")
+        await self._process.send(text)
+
     async def abort_runtime(self) -> None:
         """Interrupt the CLI (so it stops its tools), then kill its whole process tree."""
         await self._process.abort()
@@ -156,7 +169,7 @@ class ClaudeCodeSession:
         return ProcessSpec(
             cwd=self.cwd, bypass=self._bypass and not self._plan, builtin_filter=self._filter, instructions=instructions,
             host_tool_key=key, resume=self.claude_session_id, continue_interrupted=continue_interrupted,
-            sandbox=self._sandbox, output_schema=self._output_schema, plan=self._plan,
+            sandbox=self._sandbox, output_schema=self._output_schema, plan=self._plan, skills=self._skills,
         )
 
     async def _ensure_process(self, host_tools: Sequence[HostToolSpec], spec: ProcessSpec) -> None:

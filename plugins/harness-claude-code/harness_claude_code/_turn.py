@@ -242,6 +242,10 @@ class ClaudeCodeTurn:
         self._calls.answered(waiter.tool_use_id, answer)
         waiter.settle(answer)
 
+    async def steer(self, text: str) -> None:
+        """Steering: ``text`` goes to the CLI's streaming input (TurnStateError once the turn is over)."""
+        await self._owner.send_user_message(text)
+
     async def abort(self) -> None:
         """Stop the turn: Claude Code is interrupted and its whole process tree killed."""
         if self._ended:

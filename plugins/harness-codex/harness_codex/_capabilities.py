@@ -22,7 +22,9 @@ CAPABILITIES: Final[Mapping[Capability, CapabilitySupport]] = {
     Capability.COMPACTION: supported("thread/compact/start"),
     Capability.CROSS_PROCESS_CONTINUATION: supported("thread/resume from the kept Codex home"),
     Capability.MCP_SERVERS: supported("Codex's [mcp_servers] configuration"),
-    Capability.STEERING: unsupported("not mapped yet (turn/steer)"),
-    Capability.SKILLS: unsupported("not mapped yet"),
+    Capability.STEERING: supported("turn/steer adds the message to the running turn (not to a turn continued "
+                                   "in another process)"),
+    Capability.SKILLS: supported("installed in the skills folder of the session's Codex home "
+                                 "(CODEX_HOME/skills/<name>/SKILL.md), never the machine's own ~/.codex"),
 }
 """Capability declarations of the ``codex`` adapter."""

@@ -31,6 +31,7 @@ from ._resumed import ResumedTurn, pending_from_state, pending_to_state
 from ._rpc import AppServer, Closed, RpcError, ServerClosedError
 from ._sandboxing import confined_app_server
 from ._settings import CodexSettings
+from ._skills import install_codex_skills
 from ._turn import CodexTurn
 
 __all__ = ["STATE_VERSION", "CodexSession"]
@@ -95,6 +96,7 @@ class CodexSession:
             if self.server is not None:
                 await self.server.kill()
             self.codex_home.mkdir(parents=True, exist_ok=True)
+            install_codex_skills(self.request.skills, self.codex_home)
             config = self.codex_home / "config.toml"
             config.write_text(config_toml(self.settings))
             config.chmod(0o600)

@@ -35,6 +35,7 @@ from harness_core import (
     ToolCall,
     ToolOutput,
     TurnEnd,
+    TurnStateError,
     Usage,
 )
 
@@ -47,7 +48,7 @@ from ._items import (
     mcp_tool,
     result_part,
 )
-from ._rpc import AppServer, Closed, Incoming, ServerClosedError
+from ._rpc import AppServer, Closed, Incoming, RpcError, ServerClosedError
 
 __all__ = ["CodexTurn", "TurnLedger"]
 
@@ -151,6 +152,22 @@ class CodexTurn:
             {"contentItems": [{"type": "inputText", "text": output.content}], "success": not output.is_error})
         with contextlib.suppress(ServerClosedError):
             await self.server.respond(request_id, response.model_dump(mode="json"))
+
+    async def steer(self, text: str) -> None:
+        """Steering (:class:`~harness_core.SteerableTurn`): ``turn/steer`` adds ``text`` as user
+        input to this running turn (``expectedTurnId`` guards against a turn that just ended).
+
+        Raises:
+            TurnStateError: the turn is over, or the app-server refused the steer.
+        """
+        if self._end is not None or self.turn_id is None:
+            raise TurnStateError("codex: the turn is over; send a new prompt instead of steering it")
+        try:
+            await self.server.request("turn/steer", {
+                "threadId": self.thread_id, "expectedTurnId": self.turn_id,
+                "input": [{"type": "text", "text": text, "text_elements": []}]})
+        except (RpcError, ServerClosedError) as error:
+            raise TurnStateError(f"codex: turn/steer failed: {error}") from error
 
     async def _steer(self, text: str) -> None:
         with contextlib.suppress(Exception):

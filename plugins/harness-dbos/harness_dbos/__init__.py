@@ -9,8 +9,9 @@ docs/dbos.md.
 from __future__ import annotations
 
 from .client import DurableClient
-from .durable_agent import ANSWERS_TOPIC, STATUS_EVENT, DurableAgent, answers_message
+from .durable_agent import DurableAgent
 from .launch import DATABASE_ENV, database_url, destroy, launch
+from .messages import ANSWERS_TOPIC, STATUS_EVENT, answers_message
 from .model import DurableModelClient, durable_model
 from .publish import PARTS_STREAM
 from .tool_step import INTERRUPTED

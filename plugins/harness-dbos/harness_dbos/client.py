@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any
 
-from .durable_agent import ANSWERS_TOPIC, STATUS_EVENT, answers_message
 from .launch import database_url
+from .messages import ANSWERS_TOPIC, STATUS_EVENT, answers_message
 from .publish import PARTS_STREAM, read_parts
 
 __all__ = ["DurableClient"]

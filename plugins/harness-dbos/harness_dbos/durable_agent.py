@@ -13,8 +13,6 @@ recorded steps return their records, and the turn goes on from where it stopped.
 
 from __future__ import annotations
 
-import hashlib
-import json
 import uuid
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -33,33 +31,14 @@ from harness_core import (
 from . import plugin as plugin_module
 from ._context import TurnRuntime, current_turn
 from .launch import claims_store
+from .messages import ANSWERS_TOPIC, STATUS_EVENT, answers_message
 from .model import DurableModelClient
 from .plugin import PLUGIN_NAME
 from .publish import publish_slice
 
-__all__ = ["ANSWERS_TOPIC", "STATUS_EVENT", "DurableAgent", "answers_message"]
+__all__ = ["DurableAgent"]
 
-ANSWERS_TOPIC: Final = "harness.answers"
-"""The DBOS message topic a paused turn receives its answers on."""
-STATUS_EVENT: Final = "harness.status"
-"""The DBOS event holding a turn's status (JSON)."""
 _PAUSED: Final = frozenset({"awaiting-approval", "awaiting-tool-result"})
-
-
-def answers_message(approval_responses: Sequence[Mapping[str, Any]] = (),
-                    tool_results: Sequence[Mapping[str, Any]] = ()) -> tuple[dict[str, Any], str]:
-    """The answers message for a paused turn and its default idempotency key (the SHA-256
-    of its canonical JSON: the same answers sent twice are delivered once).
-
-    Raises:
-        ValueError: no answers, or answers that are not JSON.
-    """
-    if not approval_responses and not tool_results:
-        raise ValueError("answer() needs approval_responses or tool_results")
-    message = {"approval_responses": [dict(r) for r in approval_responses],
-               "tool_results": [dict(r) for r in tool_results]}
-    text = json.dumps(message, sort_keys=True, separators=(",", ":"))
-    return message, hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
 class DurableAgent:
@@ -78,15 +57,19 @@ class DurableAgent:
             made beside the system database.
         answer_wait: seconds one ``recv`` waits before waiting again (a paused turn waits
             for ever; this only bounds each recorded wait).
+        allow_unrecorded_runtime: accept a harness other than the built-in one (Claude
+            Code, Codex, pi, ACP, a scripted adapter): its host tools are steps, but its
+            model loop is not recorded, so a recovered turn sends its prompt again.
 
     Raises:
         HarnessConfigurationError: the ``dbos`` plugin is not registered on the agent's
-            plugin manager (host tools would not be steps), or a built-in harness model
-            is not a :class:`DurableModelClient` (fail closed: nothing would be recorded).
+            plugin manager (host tools would not be steps), a built-in harness model is
+            not a :class:`DurableModelClient`, or another harness without
+            ``allow_unrecorded_runtime`` (fail closed: nothing would be recorded).
     """
 
     def __init__(self, agent: HarnessAgent, *, name: str = "default", claims: ContinuationStore | None = None,
-                 answer_wait: float = 3600.0) -> None:
+                 answer_wait: float = 3600.0, allow_unrecorded_runtime: bool = False) -> None:
         from dbos import DBOS
 
         if not any(plugin is plugin_module for plugin in agent.plugin_manager.pm.get_plugins()):
@@ -95,10 +78,17 @@ class DurableAgent:
                 "plugin manager, so host tools would not be recorded; install harness-dbos, do not disable it "
                 "(HARNESS_DISABLE_PLUGINS), or pass plugins=[harness_dbos.plugin]"
             )
-        if agent.harness_id == "builtin" and not isinstance(getattr(agent.adapter, "model", None), DurableModelClient):
+        if agent.harness_id == "builtin":
+            if not isinstance(getattr(agent.adapter, "model", None), DurableModelClient):
+                raise HarnessConfigurationError(
+                    "DurableAgent: the built-in harness's model must be wrapped with harness_dbos.durable_model(...) "
+                    "so that model requests are recorded steps"
+                )
+        elif not allow_unrecorded_runtime:
             raise HarnessConfigurationError(
-                "DurableAgent: the built-in harness's model must be wrapped with harness_dbos.durable_model(...) "
-                "so that model requests are recorded steps"
+                f"DurableAgent: harness {agent.harness_id!r} runs its own model loop, whose model requests and "
+                "built-in tools cannot be recorded: a recovered turn would run its prompt again (host tools stay "
+                "steps). Pass allow_unrecorded_runtime=True to accept that; see docs/dbos.md"
             )
         self.agent = agent
         self.name = name
@@ -195,7 +185,7 @@ class DurableAgent:
         from dbos import DBOS
 
         result = self.agent.stream(session=session, prompt=prompt)
-        parts, texts = 0, []
+        parts, texts = 0, list[str]()
         while True:
             end = await publish_slice(result, parts)
             parts += end.count

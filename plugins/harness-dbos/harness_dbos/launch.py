@@ -96,6 +96,7 @@ def launch(url: str | None = None, *, name: str = "harness", directory: str | os
         settings["application_version"] = application_version
     connect_args = sqlite_connect_args(sqlite_synchronous) if resolved.startswith("sqlite:") else None
     if connect_args is not None:
+        Path(resolved.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
         settings["db_engine_kwargs"] = {"connect_args": connect_args}
     settings.update(config)  # type: ignore[typeddict-item]
     _claims = SqlClaimStore(resolved, connect_args=connect_args)

@@ -17,6 +17,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from dbos_helpers import Workers
 
+POSTGRES_ENV = "HARNESS_DBOS_TEST_POSTGRES_URL"
+
 
 @pytest.fixture(params=["sqlite"])
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:

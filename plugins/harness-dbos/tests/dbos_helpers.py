@@ -11,6 +11,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -76,3 +77,27 @@ def wait_until(condition: Callable[[], object], what: str, timeout: float = TIME
         time.sleep(0.05)
 
 
+
+
+def turn_result(database_url: str, workflow_id: str, timeout: float = TIMEOUT) -> dict[str, Any]:
+    """The turn's result, read by a DurableClient in this process; waits (and retries)
+    while the worker has not created the system database or the workflow yet."""
+    import anyio
+    import harness_dbos
+
+    async def main() -> dict[str, Any]:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                with harness_dbos.DurableClient(database_url) as client:
+                    with anyio.fail_after(max(1.0, deadline - time.monotonic())):
+                        return await client.result(workflow_id)
+            except TimeoutError:
+                raise
+            except Exception:  # no system database / no such workflow yet
+                if time.monotonic() > deadline:
+                    raise
+                await anyio.sleep(0.2)
+
+    result: dict[str, Any] = anyio.run(main)
+    return result

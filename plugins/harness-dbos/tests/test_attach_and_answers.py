@@ -60,6 +60,11 @@ def test_a_client_process_attaches_to_a_running_turn_from_an_offset(make_workers
         assert [p["type"] for p in everything].count("tool-result") == 3
         assert _parts(workers.database_url, workflow_id, offset=len(everything) - 1) == everything[-1:]
 
+        listing = workers.spawn(sys.executable, "-m", "harness_core.cli", "sessions", "list")
+        out, err = listing.communicate(timeout=TIMEOUT)
+        assert listing.returncode == 0, err
+        assert f"{workflow_id}\tSUCCESS\ts1" in out.splitlines()
+
 
 @pytest.mark.parametrize("same_key", [True, False], ids=["same-idempotency-key", "different-keys"])
 def test_two_processes_answering_the_same_approval_run_the_tool_once(make_workers, workflow_id, same_key):

@@ -10,20 +10,15 @@ file, one line per execution with the executing process's pid.
 from __future__ import annotations
 
 import anyio
-import pytest
 import harness_dbos
-from dbos_helpers import TIMEOUT, wait_until
+import pytest
+from dbos_helpers import turn_result, wait_until
 
 from harness_core.testing import Fault, ModelTurn, Script, ScriptedModelServer, ToolCallSpec
 
 
 def _final(workers, workflow_id: str) -> dict:
-    async def main() -> dict:
-        with harness_dbos.DurableClient(workers.database_url) as client:
-            with anyio.fail_after(TIMEOUT):
-                return await client.result(workflow_id)
-
-    return anyio.run(main)
+    return turn_result(workers.database_url, workflow_id)
 
 
 
@@ -111,3 +106,22 @@ def test_killed_while_waiting_for_approval_continues_on_another_worker(make_work
         assert len(effects) == 1 and f"pid={second.pid}" in effects[0]
         assert server.model_calls == 2
         assert server.last_tool_result() == "recorded approved"
+
+
+def test_a_model_error_is_recorded_and_ends_the_turn(make_workers, workflow_id):
+    # The built-in harness's ModelError does not unpickle by itself; the step records it
+    # as a Failure and the turn ends with an error part naming it.
+    with ScriptedModelServer(["never"], faults=[Fault(at=0, status=400, message="bad request here")]) as server:
+        workers = make_workers(server.openai_base_url)
+        workers.start_turn(workflow_id, "fail")
+        result = _final(workers, workflow_id)
+
+        assert result["finish_reason"] == "error"
+        assert server.model_calls == 1
+
+        async def parts() -> list[dict]:
+            with harness_dbos.DurableClient(workers.database_url) as client:
+                return [part async for part in client.parts(workflow_id)]
+
+        (error,) = [part for part in anyio.run(parts) if part["type"] == "error"]
+        assert "bad request here" in error["error"]

@@ -37,6 +37,16 @@ def test_the_plugin_must_be_registered() -> None:
         harness_dbos.DurableAgent(agent, name="no-plugin")
 
 
+def test_other_harnesses_need_an_explicit_opt_in() -> None:
+    from harness_core.testing import ScriptedAdapter
+
+    agent = ScriptedAdapter([]).agent(plugins=[dbos_plugin])
+    with pytest.raises(HarnessConfigurationError, match="allow_unrecorded_runtime"):
+        harness_dbos.DurableAgent(agent, name="scripted-refused")
+    durable = harness_dbos.DurableAgent(agent, name="scripted-accepted", allow_unrecorded_runtime=True)
+    assert durable.workflow_name == "harness.turn.scripted-accepted"
+
+
 def test_durable_model_refuses_what_is_not_a_client() -> None:
     with pytest.raises(TypeError, match="model client"):
         harness_dbos.durable_model("openai:gpt")  # type: ignore[arg-type]

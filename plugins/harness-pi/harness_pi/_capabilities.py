@@ -21,7 +21,9 @@ CAPABILITIES: Final[Mapping[Capability, CapabilitySupport]] = {
     Capability.COMPACTION: supported("pi's compact RPC command"),
     Capability.CROSS_PROCESS_CONTINUATION: supported("pi's session file and the extension's pending calls"),
     Capability.MCP_SERVERS: supported("served to pi through the generated extension"),
-    Capability.STEERING: unsupported("not mapped yet (pi's steer command)"),
-    Capability.SKILLS: unsupported("not mapped yet"),
+    Capability.STEERING: supported("pi's steer command: delivered after the current tool calls, before the next "
+                                   "model call"),
+    Capability.SKILLS: supported("installed in pi's skills folder of the session's private home "
+                                 "(PI_CODING_AGENT_DIR/skills); pi lists them in its system prompt and the model reads SKILL.md"),
 }
 """Capability declarations of the ``pi`` adapter."""

@@ -35,6 +35,7 @@ from harness_core import (
     StartRequest,
     TurnEnd,
     TurnStateError,
+    install_skills,
 )
 
 from ._launch import PiHome
@@ -93,6 +94,7 @@ class PiSession:
         self.workspace_root = str(self.cwd)
         """The workspace (``AdapterSession.workspace_root``): the permission mode covers paths inside it only."""
         self._home = PiHome.create(settings)
+        install_skills(request.skills, self._home.agent_dir / "skills")  # pi's user skills, in the private home
         if self._continue is not None:
             text = truncate_session(self._continue.session_jsonl, set(self._continue.calls))
             self._home.session_file.write_text(text, encoding="utf-8")
@@ -139,6 +141,18 @@ class PiSession:
         if process is None:
             raise PiCommandError("pi is not running")
         await process.send({"type": "extension_ui_response", "id": ui_id, "value": json.dumps(value)})
+
+    async def steer(self, text: str) -> None:
+        """pi's RPC ``steer``: queue ``text`` for the running agent (delivered after the current
+        tool calls, before the next model call).
+
+        Raises:
+            PiCommandError: pi is not running or refused the command.
+        """
+        process = self._process
+        if process is None or not process.running:
+            raise PiCommandError("pi is not running")
+        await process.request({"type": "steer", "message": text}, timeout=60)
 
     async def cancel_ui(self, ui_id: str) -> None:
         """Dismiss a dialog (its caller gets ``undefined``: the gate blocks, a host call fails)."""

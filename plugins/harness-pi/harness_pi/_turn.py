@@ -33,6 +33,7 @@ from harness_core import (
     ToolCall,
     ToolOutput,
     TurnEnd,
+    TurnStateError,
     Usage,
 )
 
@@ -42,6 +43,7 @@ from ._events import PiCompaction, PiRecord, PiToolCall, PiToolProgress, PiToolR
 from ._extension import GATE_TITLE, HOST_TITLE
 from ._pending import held_call
 from ._projection import usage_from
+from ._rpc import PiCommandError
 from ._settings import HARNESS_ID
 from ._state import Answer, OpenCall
 
@@ -166,6 +168,19 @@ class PiTurn:
             self.calls.replay[pending.call_id] = answer
             return
         await self._session.answer_ui(pending.ui_id, {"content": answer.content, "isError": answer.is_error})
+
+    async def steer(self, text: str) -> None:
+        """Steering (:class:`~harness_core.SteerableTurn`): pi's ``steer`` command.
+
+        Raises:
+            TurnStateError: the turn is over, or pi refused the message.
+        """
+        if self.finished:
+            raise TurnStateError("pi: the turn is over; send a new prompt instead of steering it")
+        try:
+            await self._session.steer(text)
+        except PiCommandError as error:
+            raise TurnStateError(f"pi: steer failed: {error}") from error
 
     async def abort(self) -> None:
         """Stop the turn: pi aborts it (its tools' processes end); nothing keeps running."""

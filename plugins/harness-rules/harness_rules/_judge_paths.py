@@ -130,7 +130,8 @@ class PathJudge:
         root = bases.workspace[0]
         left_out = [normalize(os.path.join(root, e)) for e in excludes if isinstance(e, str) and e]
         result = probe_tree(dirs, [p for _, p in candidates], bases, limit=self.search_limit,
-                            stop_at=range(n_deny), exclude=left_out, collect=_EXCLUDE_HINTS if can_exclude else 0)
+                            stop_at=range(n_deny), exclude=left_out, collect=_EXCLUDE_HINTS if can_exclude else 0,
+                            memo=tally.lstats)
         what = "search root" if search else "directory"
         hint = ""
         if result.hits:

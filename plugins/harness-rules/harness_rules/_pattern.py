@@ -65,9 +65,9 @@ class PathPattern:
     _cover_regex: re.Pattern[str] | None = attrs.field(repr=False, eq=False)
     _cover_all: bool = attrs.field(repr=False)
     _segment_regexes: tuple[re.Pattern[str] | None, ...] = attrs.field(repr=False, eq=False)
-    _memo: dict[tuple[str, bool, Bases] | tuple[str, Bases], bool] = attrs.field(
+    _memo: dict[tuple[str, bool, Bases] | tuple[str, Bases] | tuple[str, Bases, str], bool] = attrs.field(
         init=False, factory=dict, repr=False, eq=False, hash=False)
-    """Results of :meth:`matches` and :meth:`may_reach` by arguments: both are pure string
+    """Results of :meth:`matches`, :meth:`covers` and :meth:`may_reach` by arguments: all are pure string
     functions (no file system access), so they are kept across decisions (bounded)."""
 
     @property
@@ -112,6 +112,17 @@ class PathPattern:
 
     def covers(self, directory: str, bases: Bases) -> bool:
         """True when every path inside ``directory`` (normalized absolute) matches."""
+        key = (directory, bases, "covers")
+        memo = self._memo
+        found = memo.get(key)
+        if found is None:
+            found = self._covers(directory, bases)
+            if len(memo) >= _MEMO_SIZE:
+                memo.clear()
+            memo[key] = found
+        return found
+
+    def _covers(self, directory: str, bases: Bases) -> bool:
         for base in self.base_dirs(bases):
             rel = relative(directory, base)
             if rel is None:

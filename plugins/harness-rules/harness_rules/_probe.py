@@ -10,6 +10,7 @@ import attrs
 
 from ._bases import Bases, relative
 from ._pattern import PathPattern
+from ._resolve import Memo, resolve
 
 __all__ = ["ProbeResult", "probe_tree"]
 
@@ -43,7 +44,7 @@ class ProbeResult:
 
 def probe_tree(
     roots: Sequence[str], patterns: Sequence[PathPattern], bases: Bases, *, limit: int,
-    stop_at: Iterable[int] = (), exclude: Iterable[str] = (), collect: int = 0,
+    stop_at: Iterable[int] = (), exclude: Iterable[str] = (), collect: int = 0, memo: Memo | None = None,
 ) -> ProbeResult:
     """Walk below the directories ``roots`` looking for entries matched by ``patterns``.
 
@@ -65,9 +66,18 @@ def probe_tree(
             the entry is recorded in :attr:`ProbeResult.hits` and not descended into,
             until ``collect`` hits are found (the paths a search would have to exclude).
 
+        memo: ``lstat`` results of the current decision (shared with path resolution);
+            links are resolved with :func:`~harness_rules._resolve.resolve`, as the OS
+            would, starting from the already-resolved workspace root and home.
+
     Returns:
         A :class:`ProbeResult`.
     """
+    anchors = bases.anchors
+
+    def realpath(path: str) -> str:
+        return resolve(path, path, anchors, memo).path
+
     found: dict[int, str] = {}
     hits: list[str] = []
     stops = set(stop_at)
@@ -80,12 +90,12 @@ def probe_tree(
             path = path.rpartition("/")[0]
         return False
 
-    starts: list[tuple[str, str]] = [(root, os.path.realpath(root)) for root in roots]
+    starts: list[tuple[str, str]] = [(root, realpath(root)) for root in roots]
     for root in roots:
         for pat in patterns:
             for base in pat.base_dirs(bases):
                 if base != root and relative(base, root) is not None and os.path.isdir(base):
-                    starts.append((base, os.path.realpath(base)))
+                    starts.append((base, realpath(base)))
     stack = [s for s in dict.fromkeys(starts) if not (excluded and left_out(s[0]))]
     visited: set[str] = set()
     seen_entries = 0
@@ -123,7 +133,7 @@ def probe_tree(
             except OSError:
                 continue
             lit = lit_prefix + entry.name
-            real = os.path.realpath(lit) if is_link else real_prefix + entry.name
+            real = realpath(lit) if is_link else real_prefix + entry.name
             if excluded and (lit in excluded or (is_link and left_out(real))):
                 continue
             hit = False

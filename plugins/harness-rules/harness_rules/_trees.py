@@ -168,6 +168,24 @@ def _read_options(reader: TreeReader, args: Sequence[Word]) -> _Reading:
     return _Reading(recursive, operands, pattern_given, uncertain, changes_dir)
 
 
+def _tar_creates(args: Sequence[Word]) -> bool:
+    """``tar`` creates or appends to an archive (reads its operands): a mode letter ``c``,
+    ``r`` or ``u`` in the first word (``czf``) or in a short option, or ``--create``,
+    ``--append``, ``--update``. A word computed at run time counts as creating."""
+    for index, word in enumerate(args):
+        text = word.text
+        if word.dynamic:
+            return True
+        if text == "--":
+            break
+        if text.startswith("--"):
+            if text.partition("=")[0] in ("--create", "--append", "--update"):
+                return True
+        elif (text.startswith("-") or index == 0) and any(letter in "cru" for letter in text.lstrip("-")):
+            return True
+    return False
+
+
 def mark_trees(name: str, args: Sequence[Word], paths: tuple[PathAccess, ...], cwds: Cwds,
                why: str | None) -> tuple[tuple[PathAccess, ...], str | None]:
     """Mark the arguments of a tree-reading command (see the module docs).
@@ -192,8 +210,8 @@ def mark_trees(name: str, args: Sequence[Word], paths: tuple[PathAccess, ...], c
         if sub > 0:
             return paths, why or "`git` with global options before `grep` may search another directory"
         reader, args = TREE_READERS["git grep"], args[sub + 1 :]
-    if reader is None:
-        return paths, why
+    if reader is None or (reader is _ARCHIVE and not _tar_creates(args)):
+        return paths, why  # `tar x`/`tar t` read the archive, not the operands' trees
     reading = _read_options(reader, args)
     if not reading.recursive:
         return paths, why

@@ -103,7 +103,7 @@ class CommandUnit:
     name: str = ""
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class PathAccess:
     """A file a command line touches.
 

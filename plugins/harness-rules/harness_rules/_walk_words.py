@@ -29,7 +29,7 @@ _ECHO_FLAGS: Final = re.compile(r"-[neE]+")
 _UNSAFE_LITERAL: Final = re.compile(r"[\\*?\[{~]")
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class Stdin:
     """Where a command's standard input comes from.
 

@@ -35,6 +35,13 @@ _REDEFINES_OUTPUT: Final = re.compile(
 taken as literal anywhere in the command line."""
 
 
+def _may_redefine(text: str) -> bool:
+    """False when :data:`_REDEFINES_OUTPUT` cannot match ``text``: each of its alternatives
+    needs one of these substrings (a cheap test before the regular expression)."""
+    return "(" in text or "function" in text or "alias" in text or "enable" in text or "hash" in text \
+        or "PATH" in text
+
+
 class Walker(SimpleWalker):
     """Walks bashlex trees, collecting units, paths and opaque items.
 
@@ -59,7 +66,8 @@ class Walker(SimpleWalker):
             return "the command holds a NUL character"
         if "GLOBIGNORE" in text:
             self.opaque.append(GLOBIGNORE_OPAQUE)
-        self.literal_ok = self.literal_ok and _REDEFINES_OUTPUT.search(text) is None
+        if self.literal_ok and _may_redefine(text):
+            self.literal_ok = _REDEFINES_OUTPUT.search(text) is None
         trees: Sequence[Any] | None = fast_parse(text)  # plain command lines, without bashlex
         if trees is not None:
             self.source = text

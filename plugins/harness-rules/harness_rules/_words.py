@@ -46,7 +46,7 @@ class Word:
         return attrs.evolve(self, text=self.text.replace(old, new))
 
 
-@attrs.frozen
+@attrs.frozen(cache_hash=True)
 class Suffixes:
     """Word suffixes of one command, for deny and ask checks, in linear space.
 

@@ -55,12 +55,21 @@ DENIED_TREES = [
     "cp -r . /tmp/elsewhere",
     "cp -a src /tmp/elsewhere",
     "tar czf /tmp/out.tgz .",
+    "tar -c -f /tmp/out.tar src",
+    "tar --create --file=/tmp/out.tar .",
+    "tar rf /tmp/out.tar .",
     "rsync -a src /tmp/elsewhere",
     "zip -r /tmp/out.zip .",
     "diff -r src docs",
     "timeout 5 grep -r x .",  # through a wrapper
     "bash -c 'grep -r x .'",  # through a nested shell
     "bash -c \"cd src && rg x\"",
+    "busybox grep -r x .",  # an applet
+    "\\grep -r x .",  # quoting or a path does not change the command
+    "/usr/bin/grep -r x ./",
+    "g''rep -r x .",
+    "grep x . -r",  # options after the operands, as GNU getopt reads them
+    "sh -c \"$(echo grep -r x .)\"",  # a substitution of fixed text
 ]
 
 
@@ -86,6 +95,11 @@ def test_a_symlink_inside_the_tree_pointing_outside_is_followed(layout: Layout) 
     assert decision == "deny", reason
 
 
+def test_the_home_directory_tree_is_walked(layout: Layout) -> None:
+    decision, reason = _decide(layout, "grep -r x ~", deny=["read(~/.ssh/**)"])
+    assert decision == "deny", reason
+
+
 def test_a_denied_subtree_inside_the_tree_is_found(layout: Layout) -> None:
     decision, reason = _decide(layout, "grep -r BEGIN .", deny=["read(./secrets/**)"])
     assert decision == "deny", reason
@@ -103,6 +117,8 @@ CLEAN = [
     "ls -R",  # lists names, reads no file
     "find . -name '*.py'",
     "tar czf /tmp/out.tgz docs",
+    "tar xzf /tmp/in.tgz -C out",  # extracting reads the archive, not a tree
+    "tar -tf /tmp/in.tar",
 ]
 
 

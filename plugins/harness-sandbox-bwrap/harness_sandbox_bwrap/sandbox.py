@@ -3,14 +3,17 @@
 File operations (``read_text_file``, ``write_text_file``, ``resolve``, ``read_bytes``,
 ``write_bytes``) are done on the host by a composed :class:`harness_core.LocalSandbox`,
 which confines every path to the workspace (``..`` and links resolved, links swapped in
-refused). Commands (``run_command``) are run by the same ``LocalSandbox`` (process group,
-timeout, output caps, scrubbed environment) but wrapped in ``bwrap``, so what they can see
-and reach is the policy's (:mod:`harness_sandbox_bwrap.policy`), not the host user's.
+refused). Commands (``run_command``) run inside ``bwrap`` under the policy
+(:mod:`harness_sandbox_bwrap.policy`), so what they can see and reach is the policy's, not
+the host user's: through one long-lived bubblewrap and its command server
+(:mod:`harness_sandbox_bwrap.server`), or one ``bwrap`` each via the ``LocalSandbox``
+(process group, timeout, output caps, scrubbed environment) when that is off.
 """
 
 from __future__ import annotations
 
 import os
+import weakref
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
@@ -19,6 +22,7 @@ from harness_core import CommandResult, ConfinedLaunch, LocalSandbox, SandboxVie
 from .policy import SANDBOX_HOME, NetworkPolicy, SandboxPolicy, bwrap_prefix
 from .probe import check_bwrap
 from .runtime import confine_runtime
+from .server import CommandPool, EnvBuilder, FrozenEnv, Served, find_python
 from .view import BwrapView, run_wrapped, wrap_command
 
 __all__ = ["BwrapSandbox"]
@@ -52,6 +56,10 @@ class BwrapSandbox:
             :class:`harness_core.LocalSandbox`; secret-looking names are always dropped).
         default_timeout: seconds a command may run without its own timeout.
         bwrap: the bubblewrap executable (default ``bwrap`` on ``PATH``).
+        command_server: run commands through one long-lived bubblewrap and the command
+            server inside it (:mod:`harness_sandbox_bwrap.server`; default, when a system
+            ``python3`` exists) instead of one ``bwrap`` per command, for the sandbox and
+            each restricted view; ``spawn`` always starts a ``bwrap`` per process.
 
     Raises:
         BwrapUnavailableError: bubblewrap is missing or cannot create the namespaces here
@@ -72,6 +80,7 @@ class BwrapSandbox:
         inherit_env: Sequence[str] | None = None,
         default_timeout: float = 300.0,
         bwrap: str | None = None,
+        command_server: bool = True,
     ) -> None:
         if not Path(workspace).expanduser().is_dir():
             raise NotADirectoryError(f"BwrapSandbox: workspace {os.fspath(workspace)!r} is not an existing directory")
@@ -87,6 +96,17 @@ class BwrapSandbox:
         self._files = self._local()
         self._view_runners: list[LocalSandbox] = []
         self._shell = "/bin/bash" if os.path.exists("/bin/bash") else "/bin/sh"
+        self._python = find_python() if command_server else None
+        self._pools: list[CommandPool] = []
+        self._served = self._serve(self._files.command_env)
+
+    def _serve(self, env: EnvBuilder) -> Served | None:
+        """A command server pool of its own for the sandbox or one view (None without python3)."""
+        if self._python is None:
+            return None
+        pool = CommandPool(self._prefix, self._python, repr(self))
+        self._pools.append(pool)
+        return Served(pool, env, self._files.default_timeout, self._files.max_output_bytes, self._shell)
 
     def _local(self) -> LocalSandbox:
         """A LocalSandbox on the workspace with this sandbox's environment and timeout."""
@@ -193,6 +213,8 @@ class BwrapSandbox:
             TypeError / ValueError: a malformed command or timeout.
             RuntimeError: the sandbox was stopped.
         """
+        if self._served is not None:
+            return await self._served.run(command, timeout=timeout, env=env)
         return await run_wrapped(self._files, self._prefix, self._shell, command, timeout=timeout, env=env)
 
     async def spawn(self, command: str | list[str], *, env: Mapping[str, str] | None = None) -> SpawnedProcess:
@@ -217,14 +239,21 @@ class BwrapSandbox:
         It holds the immutable command prefix and the restricted view of a ``LocalSandbox``
         made for it alone (same workspace, environment and timeout), never this object or
         the ``LocalSandbox`` this sandbox runs on: nothing reachable from it can stop the
-        sandbox or change its policy. :meth:`stop` stops the views' commands too.
+        sandbox or change its policy. Its commands go to command servers of its own (with
+        a snapshot of the environment). :meth:`stop` stops the views' commands too.
         """
         runner = self._local()
         self._view_runners.append(runner)
-        return BwrapView(runner.restricted(), self._prefix, self._shell)
+        served = self._serve(FrozenEnv(tuple(runner.command_env().items())))
+        view = BwrapView(runner.restricted(), self._prefix, self._shell, served)
+        if served is not None:  # a dropped view's idle servers go with it, not at stop()
+            weakref.finalize(view, served.pool.shutdown)
+        return view
 
     async def stop(self) -> None:
         """Kill the commands still running (the views' too); later calls raise ``RuntimeError``."""
+        for pool in self._pools:
+            await pool.close()
         for runner in [self._files, *self._view_runners]:
             await runner.stop()
 

@@ -5,7 +5,10 @@ wrapping both share.
 ``write_text_file`` and ``run_command``. It holds the composed ``LocalSandbox``'s own
 restricted view (file operations confined to the workspace) and the immutable ``bwrap``
 command prefix, and nothing else: no reference to the ``BwrapSandbox``, no ``stop``, no
-policy to change (frozen, slotted, tuple-valued).
+policy to change (frozen, slotted, tuple-valued). Its commands go to a
+command server of its own (:mod:`harness_sandbox_bwrap.server`: its own long-lived
+bubblewraps, a snapshot of the environment, never the sandbox's servers or runners), or
+start one ``bwrap`` each without one.
 """
 
 from __future__ import annotations
@@ -14,13 +17,20 @@ import os
 import re
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Final
+from typing import Final, Protocol
 
 import attrs
 
 from harness_core import CommandResult, SandboxProcess, SandboxView
 
-__all__ = ["BwrapView", "run_wrapped", "wrap_command"]
+__all__ = ["BwrapView", "CommandRunner", "run_wrapped", "wrap_command"]
+
+
+class CommandRunner(Protocol):
+    """Runs a command inside the sandbox (:class:`harness_sandbox_bwrap.server.Served`)."""
+
+    async def run(self, command: object, *, timeout: float | None,
+                  env: Mapping[str, str] | None) -> CommandResult: ...
 
 _EXEC_FAILED: Final = re.compile(r"^bwrap: execvp (?P<program>.*?): (?P<reason>.*)$", re.MULTILINE)
 
@@ -93,6 +103,7 @@ class BwrapView:
     _files: SandboxView
     _prefix: tuple[str, ...]
     _shell: str
+    _served: CommandRunner | None = None
 
     def __repr__(self) -> str:
         return f"BwrapView({str(self._files.root)!r})"
@@ -118,6 +129,8 @@ class BwrapView:
         env: Mapping[str, str] | None = None,
     ) -> CommandResult:
         """Run ``command`` inside the sandbox (see :meth:`BwrapSandbox.run_command`)."""
+        if self._served is not None:
+            return await self._served.run(command, timeout=timeout, env=env)
         return await run_wrapped(self._files, self._prefix, self._shell, command, timeout=timeout, env=env)
 
     async def spawn(self, command: str | list[str], *, env: Mapping[str, str] | None = None) -> SandboxProcess:

@@ -29,10 +29,10 @@ ADD = define_harness_tool(
     execute=lambda tool_input, ctx: str(tool_input["a"] + tool_input["b"]))
 
 
-def adapter(agent: str, server: Any, tmp_path: Path) -> Any:
+def adapter(agent: str, server: Any, tmp_path: Path, model: str = "fake-model") -> Any:
     home = tmp_path / f"{agent}-home"
     home.mkdir(exist_ok=True)
-    return acp(agent=agent, base_url=server.openai_base_url, model="fake-model", home=home)
+    return acp(agent=agent, base_url=server.openai_base_url, model=model, home=home)
 
 
 def outputs(parts: list[Any]) -> list[str]:
@@ -47,8 +47,16 @@ def outputs(parts: list[Any]) -> list[str]:
 async def test_acp_agents_cannot_write_outside_the_workspace(
     agent: str, tmp_path: Path, workspace: Path, outside: Path, loopback_server: int
 ) -> None:
+    # The runtime's own file-writing built-in, by absolute path (Codex offers apply_patch
+    # only to the models it knows, such as gpt-5.5).
+    model = "fake-model" if agent == "pi-acp" else "gpt-5.5"
+    if agent == "pi-acp":
+        write = ToolCallSpec("write", {"path": str(outside / "written.txt"), "content": "pwned"})
+    else:
+        write = ToolCallSpec("apply_patch", f"*** Begin Patch\n*** Add File: {outside}/written.txt\n+pwned\n*** End Patch\n")
     script = [
         ModelTurn(tool_calls=[ToolCallSpec("mcp__harness__add", {"a": 2, "b": 3})]),
+        ModelTurn(tool_calls=[write]),
         ModelTurn(tool_calls=[ToolCallSpec("bash", {"command": f"echo pwned > {outside}/target.txt; echo tried"})]),
         ModelTurn(tool_calls=[ToolCallSpec("bash", {"command": f"cat {outside}/secret.txt; echo read-tried"})]),
         ModelTurn(tool_calls=[ToolCallSpec(
@@ -57,7 +65,8 @@ async def test_acp_agents_cannot_write_outside_the_workspace(
         "done",
     ]
     with ScriptedModelServer(script) as server, anyio.fail_after(240):
-        harness = HarnessAgent(harness=adapter(agent, server, tmp_path), tools=[ADD], include_plugin_tools=False)
+        harness = HarnessAgent(harness=adapter(agent, server, tmp_path, model), tools=[ADD],
+                               include_plugin_tools=False)
         sandbox = BwrapSandbox(workspace)
         async with await harness.create_session(sandbox=sandbox) as session:
             result = await harness.generate(session=session, prompt="try it")
@@ -68,6 +77,7 @@ async def test_acp_agents_cannot_write_outside_the_workspace(
     seen = "\n".join(outputs(result.parts))
     assert all(marker in seen for marker in ("tried", "read-tried", "net-tried", "in-tried")), seen
     assert (outside / "target.txt").read_text() == "original\n", seen
+    assert not (outside / "written.txt").exists(), seen
     assert "TOP-SECRET-VALUE" not in seen
     assert "hello-from-host" not in seen
     assert (workspace / "inside.txt").read_text() == "inside\n"

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 from harness_sandbox_bwrap import BwrapSandbox
 
-from harness_core import HarnessAgent, ToolErrorPart, ToolResultPart
+from harness_core import HarnessAgent, LocalSandbox, ToolErrorPart, ToolResultPart
 from harness_core.cli import cli
 from harness_core.testing import ModelTurn, Script, ToolCallSpec
 
@@ -106,9 +106,46 @@ def test_harness_run_unknown_sandbox_lists_the_available_ones(scripted_model_ser
     assert "local" in result.output and "bwrap" in result.output
 
 
-def test_harness_demo_runs_inside_bwrap(tmp_path: Path) -> None:
-    result = CliRunner().invoke(cli, ["demo", "--sandbox", "bwrap", "--yes", "--workspace-dir", str(tmp_path)],
-                                catch_exceptions=False)
+@pytest.mark.parametrize("harness", [
+    "builtin",
+    pytest.param("pi", marks=pytest.mark.requires_runtime("pi", "socat")),
+    pytest.param("codex", marks=pytest.mark.requires_runtime("codex", "socat")),
+])
+def test_harness_demo_runs_inside_bwrap(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, harness: str) -> None:
+    """``harness demo --sandbox bwrap``: every command of the run goes through the BwrapSandbox
+    (the built-in's bash through its command server; pi and Codex wholly inside it), and
+    nothing runs through a plain LocalSandbox without the bwrap prefix."""
+    served: list[object] = []
+    confined: list[list[str]] = []
+    unwrapped: list[object] = []
+    run_command, confine_runtime, local_run = (BwrapSandbox.run_command, BwrapSandbox.confine_runtime,
+                                               LocalSandbox.run_command)
+
+    async def record_served(self: BwrapSandbox, command: Any, **kwargs: Any) -> Any:
+        served.append(command)
+        return await run_command(self, command, **kwargs)
+
+    def record_confined(self: BwrapSandbox, argv: Any, **kwargs: Any) -> Any:
+        confined.append(list(argv))
+        return confine_runtime(self, argv, **kwargs)
+
+    async def record_local(self: LocalSandbox, command: Any, **kwargs: Any) -> Any:
+        if not (isinstance(command, list) and command and str(command[0]).endswith("bwrap")):
+            unwrapped.append(command)
+        return await local_run(self, command, **kwargs)
+
+    monkeypatch.setattr(BwrapSandbox, "run_command", record_served)
+    monkeypatch.setattr(BwrapSandbox, "confine_runtime", record_confined)
+    monkeypatch.setattr(LocalSandbox, "run_command", record_local)
+    args = ["demo", "--sandbox", "bwrap", "--yes", "--workspace-dir", str(tmp_path)]
+    if harness != "builtin":
+        args += ["--harness", harness]
+    result = CliRunner().invoke(cli, args, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert "sandbox    bwrap" in result.output
     assert "tests now      pass" in result.output
+    assert unwrapped == [], "a command ran outside bubblewrap"
+    if harness == "builtin":
+        assert any("unittest" in str(command) for command in served), served
+    else:
+        assert len(confined) == 1, confined  # the runtime process itself, started inside

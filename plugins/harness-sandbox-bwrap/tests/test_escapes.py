@@ -25,6 +25,15 @@ pytestmark = [pytest.mark.anyio, pytest.mark.requires_runtime("bwrap")]
 TIMEOUT = 60.0
 
 
+@pytest.fixture(autouse=True, params=["command-server", "bwrap-per-command"])
+def command_mode(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every escape attempt runs through the long-lived command server and, without a
+    system python3 for it, through one bwrap per command."""
+    if request.param == "bwrap-per-command":
+        monkeypatch.setattr("harness_sandbox_bwrap.sandbox.find_python", lambda: None)
+    return str(request.param)
+
+
 def connect(port: int) -> str:
     """A bash command reading one line from 127.0.0.1:port."""
     return f"exec 3<>/dev/tcp/127.0.0.1/{port} && head -n1 <&3"

@@ -45,6 +45,9 @@ class ScriptedModelClient:
             (:class:`harness_core.testing.ModelTurn` or text), or a responder
             ``(harness_core.testing.ModelRequest) -> ModelTurn | str | None``.
         name: the model name shown in usage and errors.
+        record_requests: keep every request in :attr:`requests` (default). Each request
+            holds the history as sent, so a long run keeps memory quadratic in its length;
+            benchmarks of long runs pass ``False`` (the list stays empty).
 
     Tool calls name offered tools or common names (``bash``, ``read``...), resolved like
     the HTTP servers do; a name that matches nothing offered is sent as written, so tests
@@ -56,12 +59,14 @@ class ScriptedModelClient:
 
     provider = "scripted"
 
-    def __init__(self, script: Any = (), *, name: str = "scripted:fake-model") -> None:
+    def __init__(self, script: Any = (), *, name: str = "scripted:fake-model", record_requests: bool = True) -> None:
         from harness_core.testing import Script, coerce_script
 
         self.script: Script = coerce_script(script)
         self.name = name
         self.requests: list[ModelRequest] = []
+        self._record = record_requests
+        self._received = 0
         self._estimator = TokenEstimator()
         self._counted: tuple[int, int, object, object] = (0, 0, None, None)
         """Running count of assistant messages: (messages seen, count, first, last seen)."""
@@ -99,7 +104,7 @@ class ScriptedModelClient:
             system=request.system,
             messages=tuple(messages),
             tools=tuple(OfferedTool(t.name, input_schema=t.input_schema) for t in request.tools),
-            index=len(self.requests) - 1,
+            index=self._received - 1,
             body={},
             has_tools=bool(request.tools),
         )
@@ -108,7 +113,9 @@ class ScriptedModelClient:
         """Answer with the scripted turn (see the class docs)."""
         from harness_core.testing import ModelTurn, ToolNotOfferedError, resolve_tool_name
 
-        self.requests.append(request)
+        self._received += 1
+        if self._record:
+            self.requests.append(request)
         messages = request.messages
         turn_index = self._assistant_count(messages)
         if messages and isinstance(messages[-1], AssistantMessage):

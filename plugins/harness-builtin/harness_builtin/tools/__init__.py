@@ -18,6 +18,7 @@ from ._common import SETTINGS_KEY, WORKSPACE_KEY, ToolError
 from .files import EDIT, READ, WRITE
 from .search import GLOB, GREP, LS, glob_to_regex
 from .shell import BASH, format_command_result
+from .skills import SKILL_TOOL, SKILLS_KEY, skill_tool_description
 
 __all__ = [
     "BASH",
@@ -28,6 +29,8 @@ __all__ = [
     "GREP",
     "LS",
     "READ",
+    "SKILLS_KEY",
+    "SKILL_TOOL",
     "SETTINGS_KEY",
     "WORKSPACE_KEY",
     "WRITE",
@@ -35,10 +38,11 @@ __all__ = [
     "builtin_declarations",
     "format_command_result",
     "glob_to_regex",
+    "skill_tool_description",
 ]
 
 BUILTIN_TOOLS: Final[Mapping[str, HarnessTool]] = {
-    tool.name: tool for tool in (READ, WRITE, EDIT, BASH, GREP, GLOB, LS)
+    tool.name: tool for tool in (READ, WRITE, EDIT, BASH, GREP, GLOB, LS, SKILL_TOOL)
 }
 """The built-in tools by name, in the order they are offered to the model."""
 
@@ -50,6 +54,7 @@ BUILTIN_KINDS: Final[Mapping[str, ToolKind]] = {
     "grep": ToolKind.READ_ONLY,
     "glob": ToolKind.READ_ONLY,
     "ls": ToolKind.READ_ONLY,
+    "skill": ToolKind.READ_ONLY,
 }
 """Each built-in's kind, which decides its treatment under a permission mode."""
 
