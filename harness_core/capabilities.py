@@ -14,12 +14,12 @@ runtime does it or *why* it cannot::
 :func:`capabilities_of` reads that mapping together with the protocol's two boolean flags
 (``supports_builtin_approvals``, ``supports_builtin_filtering``). A capability an adapter
 does not declare counts as unsupported ("not declared by the adapter"): features fail
-closed. The places that need a capability call :meth:`HarnessCapabilities.require`, which
+closed. The exception is ``telemetry``: the core makes its spans from the stream parts, so it
+counts as supported unless the adapter declares otherwise. The places that need a capability call :meth:`HarnessCapabilities.require`, which
 raises :class:`~harness_core.errors.HarnessCapabilityUnsupportedError` with the declared
 reason.
 
-New features add a member to :class:`Capability` (skills, steering and telemetry are
-listed already, so adapters can declare them before the core uses them).
+New features add a member to :class:`Capability`.
 """
 
 from __future__ import annotations
@@ -82,6 +82,8 @@ def unsupported(reason: str) -> CapabilitySupport:
 
 
 _NOT_DECLARED = "not declared by the adapter"
+_CORE_TELEMETRY = CapabilitySupport(True, "OpenTelemetry spans made by the core from the stream parts "
+                                          "(turn, model step, tool call)")
 
 
 @attrs.frozen
@@ -159,6 +161,7 @@ def capabilities_of(adapter: object) -> HarnessCapabilities:
     if not isinstance(declared, Mapping):
         raise TypeError(f"adapter capabilities must be a mapping, got {type(declared).__name__}")
     entries: dict[Capability, CapabilitySupport] = {name: unsupported(_NOT_DECLARED) for name in Capability}
+    entries[Capability.TELEMETRY] = _CORE_TELEMETRY  # the core makes the spans (an adapter may opt out)
     for key, value in declared.items():
         name = Capability(key)
         if isinstance(value, bool):

@@ -22,9 +22,11 @@ import attrs
 from harness_core.agent.collected import GenerateResult
 from harness_core.agent.output import Output, OutputSetting, StructuredOutput, repair_prompt
 from harness_core.agent.stop import StopCondition, StopWatch, stop_conditions
+from harness_core.agent.tracing import TurnTrace
 from harness_core.capabilities import Capability, HarnessCapabilities
 from harness_core.errors import HarnessConfigurationError
 from harness_core.skills import parse_skills
+from harness_core.telemetry import parse_telemetry
 
 __all__ = ["AgentFeatures", "AgentMode", "CallFeatures", "TurnFeatures", "generate_with_repairs", "parse_mode"]
 
@@ -71,11 +73,13 @@ class TurnFeatures:
         output: the turn's structured output request, or ``None``.
         watch: the turn's stop conditions.
         mode: the turn's mode.
+        trace: the turn's spans with telemetry (:mod:`harness_core.agent.tracing`), else ``None``.
     """
 
     output: Output | None
     watch: StopWatch
     mode: AgentMode
+    trace: TurnTrace | None = None
 
     @classmethod
     def start(cls, call: CallFeatures) -> TurnFeatures:
@@ -101,8 +105,13 @@ class AgentFeatures:
     """
 
     def __init__(self, capabilities: HarnessCapabilities, *, output: OutputSetting | None = None,
-                 stop_when: object = None, mode: object = "default", skills: object = None) -> None:
+                 stop_when: object = None, mode: object = "default", skills: object = None,
+                 telemetry: object = None) -> None:
         self.capabilities = capabilities
+        self.telemetry = parse_telemetry(telemetry)
+        """The agent's tracing settings (:mod:`harness_core.telemetry`), or ``None`` (off)."""
+        if self.telemetry is not None:
+            capabilities.require(Capability.TELEMETRY, "telemetry=")
         self.skills = parse_skills(skills)
         """The agent's skills (:mod:`harness_core.skills`), handed to every session's adapter."""
         if self.skills:

@@ -47,6 +47,7 @@ from harness_core.hook_contexts import OnError
 from harness_core.plugins.manager import HarnessPluginManager
 from harness_core.sandbox import Sandbox
 from harness_core.skills import Skill
+from harness_core.telemetry import Telemetry
 from harness_core.tools.definition import HarnessTool
 
 __all__ = ["ApproveCallback", "HarnessAgent", "PrepareCallOptions", "ToolExecutionEnd"]
@@ -99,6 +100,8 @@ class HarnessAgent(AgentConfigView):
             each call may override (docs/agent.md). Checked against :attr:`capabilities`.
         skills: :class:`~harness_core.skills.Skill` objects the runtime can load
             (:mod:`harness_core.skills`); needs the ``skills`` capability.
+        telemetry: OpenTelemetry spans per turn, step and tool call (``True`` or a
+            :class:`~harness_core.telemetry.Telemetry`; :mod:`harness_core.telemetry`).
 
     Raises:
         HarnessConfigurationError: an inconsistent configuration; the message names the
@@ -129,7 +132,7 @@ class HarnessAgent(AgentConfigView):
         plugins: Sequence[object] = (), plugin_manager: HarnessPluginManager | None = None,
         state_secret: str | bytes | None = None, continuation_store: ContinuationStore | None = None,
         output: OutputSetting | None = None, stop_when: object = None, mode: AgentMode | str = "default",
-        skills: Sequence[Skill] | None = None,
+        skills: Sequence[Skill] | None = None, telemetry: Telemetry | bool | None = None,
     ) -> None:
         self.config = AgentConfig(
             harness=harness, harness_options=harness_options, tools=tools, include_plugin_tools=include_plugin_tools,
@@ -140,7 +143,7 @@ class HarnessAgent(AgentConfigView):
             state_secret=state_secret, continuation_store=continuation_store)
         """The checked, read-only configuration (:class:`~harness_core.agent.config.AgentConfig`)."""
         self.features = AgentFeatures(capabilities_of(self.config.adapter), output=output, stop_when=stop_when,
-                                      mode=mode, skills=skills)
+                                      mode=mode, skills=skills, telemetry=telemetry)
         """Output, stop-condition and mode defaults (:class:`~harness_core.agent.features.AgentFeatures`)."""
 
     @property

@@ -236,6 +236,10 @@ class HarnessSession:
             "decided": {k: v.model_dump(mode="json") for k, v in turn.decided.items()},
             "adapter": dict(adapter_state),
         }
+        trace = self.control.features.trace if self.control.features is not None else None
+        if trace is not None:  # telemetry: the continuation's turn span is a child of this one
+            state["traceparent"] = trace.traceparent()
+            trace.detach()
         self.control.turn = None
         self.control.state = TurnState.SUSPENDED
         signer = self.agent.config.state_signer
@@ -272,6 +276,9 @@ class HarnessSession:
             raise TurnStateError(f"session {self.session_id!r} is streaming a result; call result.abort() instead")
         turn, self.control.turn = self.control.turn, None
         self.control.state = TurnState.IDLE
+        trace = self.control.features.trace if self.control.features is not None else None
+        if trace is not None:  # telemetry: the abandoned turn's spans end now
+            trace.slice_done(turn_over=True)
         if turn is not None:
             logger.debug("harness %r: aborting the turn of session %s (%s)", self.harness_id, self.session_id,
                          reason or "no reason given")

@@ -60,6 +60,8 @@ class SessionControl:
     violations: list[str] = attrs.field(factory=list)
     shown: TurnState | None = None
     features: TurnFeatures | None = None
+    trace_parent: str | None = None
+    """The ``traceparent`` of a continued suspended turn (telemetry), read once by its first slice."""
 
     @property
     def visible_state(self) -> TurnState:

@@ -176,6 +176,7 @@ async def open_session(
             raise
         control.turn = restored_turn(config, session_id, adapter_turn, suspended)
         control.state = TurnState(suspended.state)
+        control.trace_parent = suspended.traceparent
     return session
 
 

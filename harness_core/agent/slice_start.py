@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import inspect
 import math
-from collections.abc import AsyncGenerator, Mapping, Sequence
+from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from typing import Any
 
 import anyio
@@ -28,6 +28,7 @@ from harness_core.agent.results import StreamResult
 from harness_core.agent.runner import Mode, SliceRequest, TurnRunner
 from harness_core.agent.session import HarnessSession
 from harness_core.agent.session_opening import host_tool_specs
+from harness_core.agent.tracing import TurnTrace
 from harness_core.agent.turn_state import TurnState
 from harness_core.errors import HarnessConfigurationError, TurnStateError
 from harness_core.parts.models import AbortPart, FinishPart, Part, StartPart
@@ -172,6 +173,7 @@ async def _produce(
         control.features.continue_with(features)
     turn_features = control.features
     result.bind_output(turn_features.output)
+    trace = _trace_for(session, turn_features, continued=mode == "continue")
     if mode == "prompt":
         assert prompt is not None
         output = turn_features.output
@@ -183,7 +185,7 @@ async def _produce(
     send, receive = anyio.create_memory_object_stream[Part](math.inf)
     emitter = StreamEmitter(send, harness_id=config.harness_id, builtins=config.builtins,
                             on_violation=control.violations.append, display_root=control.settings.display_root,
-                            on_part=turn_features.watch.observe)
+                            on_part=_observer(turn_features.watch.observe, trace))
     runner = TurnRunner(control, request, emitter, host_tools=config.host_tools, on_abort=result.on_abort,
                         abort_reason=lambda: result.abort_reason)
 
@@ -211,6 +213,30 @@ async def _produce(
                     yield part
             finally:
                 control.shown = None
+    if trace is not None:
+        trace.slice_done(turn_over=control.state is TurnState.IDLE)
+
+
+def _trace_for(session: HarnessSession, features: TurnFeatures, *, continued: bool) -> TurnTrace | None:
+    """The turn's spans (telemetry), started with its first slice here."""
+    telemetry = session.agent.features.telemetry
+    if telemetry is not None and features.trace is None:
+        control = session.control
+        parent, control.trace_parent = control.trace_parent, None
+        features.trace = TurnTrace(telemetry, harness_id=session.harness_id, session_id=session.session_id,
+                                   parent=parent, continued=continued)
+    return features.trace
+
+
+def _observer(watch: Callable[[Part], None], trace: TurnTrace | None) -> Callable[[Part], None]:
+    if trace is None:
+        return watch
+
+    def observe(part: Part) -> None:
+        watch(part)
+        trace.observe(part)
+
+    return observe
 
 
 async def _drain(receive: MemoryObjectReceiveStream[Part]) -> AsyncGenerator[Part, None]:

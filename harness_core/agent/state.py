@@ -119,6 +119,8 @@ class SuspendedTurnModel(_StateModel):
     pending_tool_results: dict[str, PendingToolCallState] = pydantic.Field(default_factory=dict)
     decided: dict[str, DecidedCall] = pydantic.Field(default_factory=dict)
     adapter: dict[str, Any]
+    traceparent: str | None = pydantic.Field(default=None, pattern=r"^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$")
+    """With telemetry: the W3C traceparent of the suspended turn's span (:mod:`harness_core.telemetry`)."""
 
 
 class ResumeStateModel(_StateModel):

@@ -39,6 +39,7 @@ def test_the_examples_run(capsys: pytest.CaptureFixture[str]) -> None:
         "does not support steering (steer_turn()): not declared by the adapter",
         "['---', 'name: release-notes', 'description: \"Use when asked to write release notes.\"']",
         "skill file path '../outside.md' must not contain '..', '.' or empty segments",
+        "['harness.step', 'harness.step', 'harness.tool_call', 'harness.turn']",
         "['NotebookEdit', 'bash', 'edit', 'glob', 'read', 'weather', 'write']",
         "active_tools or inactive_tools, not both",
         "It is 12 degrees.",

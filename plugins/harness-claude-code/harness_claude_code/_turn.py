@@ -1,13 +1,9 @@
 """One Claude Code turn as an :class:`~harness_core.AdapterTurn`.
 
-The session feeds the turn from the SDK message stream (:meth:`ClaudeCodeTurn.deliver`),
-the permission callback (:meth:`ClaudeCodeTurn.request_approval`) and the in-process MCP
-server (:meth:`ClaudeCodeTurn.request_host_result`) into one queue that
-:meth:`ClaudeCodeTurn.events` drains: SDK messages as :class:`~harness_claude_code.ClaudeCodeEvent`,
-control events, a few parts of the adapter's own, and a final :class:`~harness_core.TurnEnd`.
-A control event waits (at most :data:`PARK_SECONDS`) for the assistant message announcing
-its call, so ``tool-input-end`` always precedes the ``tool-call`` the core emits for it.
-"""
+The session feeds the SDK message stream (:meth:`ClaudeCodeTurn.deliver`), the permission
+callback and the in-process MCP server into one queue that :meth:`ClaudeCodeTurn.events`
+drains. A control event waits (at most :data:`PARK_SECONDS`) for the assistant message
+announcing its call, so ``tool-input-end`` precedes the ``tool-call`` the core emits."""
 
 from __future__ import annotations
 
