@@ -257,7 +257,7 @@ class ClaudeCodeSession:
         turn = self._turn = self._new_turn("continue")
         turn.restore(state.calls)
         config_dir, claude_session = config_dir_of(self._settings), state.claude_session_id
-        turn.read_transcript_with(lambda: find_transcript(config_dir, claude_session))
+        turn.runtime.read_transcript_with(lambda: find_transcript(config_dir, claude_session))
 
         async def prelude() -> None:
             await turn.wait_for_answers()

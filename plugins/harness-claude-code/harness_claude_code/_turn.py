@@ -11,7 +11,6 @@ import collections
 import itertools
 import math
 from collections.abc import AsyncIterator, Awaitable, Callable
-from pathlib import Path
 from typing import Any, Final, Literal
 
 import anyio
@@ -67,6 +66,7 @@ class ClaudeCodeTurn:
         aborted: :meth:`abort` was called.
         suspended: the session suspended the turn.
         runtime_gone: the CLI exited; a callback it made can no longer be answered.
+        runtime: what the CLI holds pending (:class:`~._pending.RuntimePending`).
     """
 
     def __init__(self, owner: TurnOwner, kind: TurnKind, *, withhold_calls: bool = False) -> None:
@@ -79,7 +79,7 @@ class ClaudeCodeTurn:
         self._approvals: Waiters[ApprovalAnswer] = Waiters()
         self._results: Waiters[ResultAnswer] = Waiters()
         self._parked = Parking()
-        self._runtime = RuntimePending(self.view.host_prefix)
+        self.runtime = RuntimePending(self.view.host_prefix)
         self._outbox: collections.deque[object] = collections.deque()
         self._prelude: Callable[[], Awaitable[None]] | None = None
         self._api_error: tuple[str, str] | None = None
@@ -98,12 +98,9 @@ class ClaudeCodeTurn:
             self._send.send_nowait(("message", message))
 
     def runtime_exited(self, error: BaseException | None) -> None:
-        """The CLI's message stream ended; ``error`` is why, ``None`` when closed on purpose.
-
-        Callbacks still waiting for the host are released: nobody is left to answer.
-        """
+        """The CLI's stream ended (``error`` why, ``None`` on purpose); waiting callbacks are released."""
         self.runtime_gone = True
-        self._runtime.freeze()
+        self.runtime.freeze()
         if self._ended:
             return
         self._send.send_nowait(("exit", error))
@@ -154,7 +151,7 @@ class ClaudeCodeTurn:
         )
         self._calls.asked(call_id, "builtin", native_name, None, native_input, approval_id)
         waiter = self._approvals.add(approval_id, call_id)
-        self._runtime.add(approval_id, live_request("approval", original, native_name, native_input,
+        self.runtime.add(approval_id, live_request("approval", original, native_name, native_input,
                                                     self.view.host_prefix, approval_id))
         declared = self._owner.mcp_declaration(native_name)
         self._send.send_nowait(("control", (call_id, BuiltinApprovalRequest(approval_id, call, tool=declared))))
@@ -162,7 +159,7 @@ class ClaudeCodeTurn:
             return await waiter.wait()
         finally:
             self._approvals.discard(approval_id)
-            self._runtime.discard(approval_id)
+            self.runtime.discard(approval_id)
 
     def refuse(self, tool_use_id: str | None, native_name: str, native_input: Any, reason: str) -> None:
         """The adapter refuses a built-in call without asking the host (its result is a denial)."""
@@ -184,23 +181,19 @@ class ClaudeCodeTurn:
         )
         self._calls.asked(call_id, "host", native_name, tool_name, arguments)
         waiter = self._results.add(original, call_id)
-        self._runtime.add(original, live_request("tool-result", original, native_name, arguments, self.view.host_prefix))
+        self.runtime.add(original, live_request("tool-result", original, native_name, arguments, self.view.host_prefix))
         self._send.send_nowait(("control", (call_id, HostToolCall(call))))
         try:
             answer = await waiter.wait()
         finally:
             self._results.discard(original)
-            self._runtime.discard(original)
+            self.runtime.discard(original)
         return ToolOutput(answer.content, answer.is_error, value=answer.blocks)
 
     def pending_requests(self) -> list[PendingRequest]:
         """What the CLI holds pending (its requests, or a continued turn's transcript; see
         :mod:`._pending`). Raises ``OSError``/``RuntimeError`` if the transcript is unreadable."""
-        return self._runtime.requests({*self._approvals.keys(), *self._results.keys()})
-
-    def read_transcript_with(self, locate: Callable[[], Path]) -> None:
-        """How to find the session transcript (a continued turn's restored calls live there)."""
-        self._runtime.read_transcript_with(locate)
+        return self.runtime.requests({*self._approvals.keys(), *self._results.keys()})
 
     # -- the AdapterTurn protocol -----------------------------------------------------------
 
@@ -283,10 +276,10 @@ class ClaudeCodeTurn:
                 continue  # answered already, or never asked: Claude Code will ask again
             if call.kind == "builtin":
                 self._approvals.add(key := call.approval_id or f"approval-{call_id}", call_id)
-                self._runtime.restore("approval", key, call_id)
+                self.runtime.restore("approval", key, call_id)
             else:
                 self._results.add(call_id, call_id)
-                self._runtime.restore("tool-result", call_id, call_id)
+                self.runtime.restore("tool-result", call_id, call_id)
                 self._calls.hosted(call_id, call.tool_name or "")
 
     async def wait_for_answers(self) -> None:

@@ -29,6 +29,7 @@ from harness_core import (
     define_harness_tool,
 )
 from harness_core.testing import ModelRequest, ModelTurn, Script, ToolCallSpec
+from harness_core.testing.conformance import check_stream_shape
 
 needs_cli = pytest.mark.skipif(CLI_MISSING_REASON is not None, reason=CLI_MISSING_REASON or "")
 
@@ -75,6 +76,7 @@ def _check(parts: list[Any], crashed_after: float) -> None:
     assert "KeyError" not in text, text
     finishes = [p for p in parts if isinstance(p, FinishPart)]
     assert finishes and finishes[-1].finish_reason == "error"
+    check_stream_shape(parts)
 
 
 async def _usable(agent: HarnessAgent, session: Any) -> None:

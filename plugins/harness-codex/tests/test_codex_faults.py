@@ -18,6 +18,7 @@ import pytest
 
 from harness_core import ErrorPart, FinishPart, HarnessAgent, define_harness_tool
 from harness_core.testing import ModelRequest, ModelTurn, Script, ScriptedModelServer, ToolCallSpec
+from harness_core.testing.conformance import check_stream_shape
 
 pytestmark = [pytest.mark.anyio, pytest.mark.requires_runtime("codex")]
 
@@ -64,6 +65,7 @@ def _check(parts: list[Any], crashed_after: float) -> None:
     assert "KeyError" not in text, text
     finishes = [p for p in parts if isinstance(p, FinishPart)]
     assert finishes and finishes[-1].finish_reason == "error"
+    check_stream_shape(parts)
 
 
 async def _usable(agent: HarnessAgent, session: Any) -> None:

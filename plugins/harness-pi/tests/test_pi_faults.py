@@ -17,6 +17,7 @@ import pytest
 
 from harness_core import ErrorPart, FinishPart, HarnessAgent, define_harness_tool
 from harness_core.testing import ModelRequest, ModelTurn, Script, ScriptedModelServer, ToolCallSpec
+from harness_core.testing.conformance import check_stream_shape
 
 from .conftest import PiAgentFactory
 
@@ -55,6 +56,7 @@ def _check(parts: list[Any], crashed_after: float) -> None:
     assert "KeyError" not in text, text
     finishes = [p for p in parts if isinstance(p, FinishPart)]
     assert finishes and finishes[-1].finish_reason == "error"
+    check_stream_shape(parts)
 
 
 async def _usable(agent: HarnessAgent, session: Any) -> None:
