@@ -78,6 +78,10 @@ def model_server(
             err=True,
         )
         try:
-            threading.Event().wait()
+            # Wake up now and then: a SIGINT delivered to a server thread only runs its
+            # handler once the main thread executes again, and an untimed wait never does.
+            never = threading.Event()
+            while not never.wait(0.2):
+                pass
         except KeyboardInterrupt:
             click.echo("scripted model server: stopped", err=True)
