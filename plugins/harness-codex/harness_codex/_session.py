@@ -29,11 +29,13 @@ from . import _protocol as p
 from ._config import approval_and_sandbox, argv, config_toml, environment
 from ._resumed import ResumedTurn, pending_from_state, pending_to_state
 from ._rich import RESULT_CONTENT
+from ._rollout import find_rollout
 from ._rpc import AppServer, Closed, RpcError, ServerClosedError
 from ._sandboxing import confined_app_server
 from ._settings import CodexSettings
 from ._skills import install_codex_skills
 from ._turn import CodexTurn
+from ._withheld import WithheldCalls
 
 __all__ = ["STATE_VERSION", "CodexSession"]
 
@@ -66,6 +68,7 @@ class CodexSession:
         self.thread_id: str | None = state.get("thread_id")
         self._owned = False
         self._keep = False
+        self._raw_events = False  # thread/start asked for raw items (see _withheld)
         if settings.codex_home is not None or settings.home is not None:
             self.home = settings.home or (settings.codex_home or Path()).parent
             self.codex_home = settings.codex_home or self.home / ".codex"
@@ -131,8 +134,12 @@ class CodexSession:
         common: dict[str, Any] = {"cwd": str(self.cwd), "approvalPolicy": policy, "sandbox": sandbox}
         if self.request.instructions:
             common["developerInstructions"] = self.request.instructions
+        # Raw items show calls to withheld host tools, which Codex answers without a thread item.
+        # (thread/resume takes no such flag: a resumed thread's turns read its rollout instead).
+        raw = {"experimentalRawEvents": True} if self.request.withheld_host_tools else {}
+        self._raw_events = self.thread_id is None
         if self.thread_id is None:
-            params = p.ThreadStartParams.model_validate({**common, "dynamicTools": _dynamic_tools(self.request)})
+            params = p.ThreadStartParams.model_validate({**common, "dynamicTools": _dynamic_tools(self.request), **raw})
             result = await server.request("thread/start", params.model_dump(mode="json", exclude_none=True))
         else:
             resume = p.ThreadResumeParams.model_validate({**common, "threadId": self.thread_id})
@@ -161,8 +168,19 @@ class CodexSession:
             self._crash = self._turn.crash or self._crash
         self._turn = CodexTurn(server, str(self.thread_id), turn_id, usage_before=self._usage_total,
                                interrupt_timeout=self.settings.interrupt_timeout,
-                               announce_on_start=not self.request.builtin_approvals)
+                               announce_on_start=not self.request.builtin_approvals,
+                               withheld=WithheldCalls(self.request.withheld_host_tools, self._rollout_mark()))
         return self._turn
+
+    def _rollout_mark(self) -> tuple[Path, int] | None:
+        """The rollout and its size now, for a resumed thread that withholds host tools (``_withheld``)."""
+        if self._raw_events or not self.request.withheld_host_tools or self.thread_id is None:
+            return None
+        try:
+            path = find_rollout(self.codex_home, self.thread_id)
+            return path, path.stat().st_size
+        except OSError:
+            return None
 
     async def start_turn(self, text: str | None, output_schema: Any = None) -> CodexTurn:
         """``turn/start`` with ``text`` (or no input) on the thread; the server starts first if needed.

@@ -50,6 +50,7 @@ from ._items import (
 )
 from ._rich import content_items_for
 from ._rpc import AppServer, Closed, Incoming, RpcError, ServerClosedError
+from ._withheld import WithheldCalls
 
 __all__ = ["CodexTurn", "TurnLedger"]
 
@@ -88,11 +89,12 @@ class CodexTurn:
         interrupt_timeout: seconds :meth:`abort` waits for ``turn/completed``.
         announce_on_start: the thread asks no approvals (``never``): emit a built-in's
             ``tool-call`` at ``item/started``, so it is seen while it runs.
+        withheld: projects the calls to inactive host tools (see ``_withheld``).
     """
 
     def __init__(self, server: AppServer, thread_id: str, turn_id: str | None, *,
                  usage_before: p.TokenUsageBreakdown | None, interrupt_timeout: float,
-                 announce_on_start: bool = False) -> None:
+                 announce_on_start: bool = False, withheld: WithheldCalls | None = None) -> None:
         self.server = server
         self.thread_id = thread_id
         self.turn_id = turn_id
@@ -109,6 +111,7 @@ class CodexTurn:
         self._done = asyncio.Event()
         self._aborted = False
         self._mcp_requests: set[str] = set()
+        self._withheld = withheld or WithheldCalls(frozenset())
         self.crash: str | None = None
 
     @property
@@ -330,6 +333,12 @@ class CodexTurn:
             events += file_change_parts(item)
         return events
 
+    def _raw_item(self, params: Mapping[str, Any]) -> list[object]:
+        return self._withheld.raw_item(params.get("item") or {}, self._known)
+
+    def _known(self, call_id: str) -> bool:
+        return call_id in self._started or call_id in self._announced
+
     def _delta(self, params: Mapping[str, Any]) -> list[object]:
         delta = p.AgentMessageDeltaNotification.model_validate(params)
         events: list[object] = []
@@ -354,6 +363,7 @@ class CodexTurn:
         if self.turn_id is not None and turn.id != self.turn_id:
             return []
         usage = self._usage()
+        late = self._withheld.at_end(self._known)
         if turn.status == "interrupted":
             self._finish(TurnEnd(finish_reason="aborted", usage=usage))
         elif turn.status == "failed" or self._error is not None:
@@ -362,7 +372,7 @@ class CodexTurn:
             self._finish(TurnEnd(finish_reason="error", error=message, error_type=kind, usage=usage))
         else:
             self._finish(TurnEnd(finish_reason="stop", usage=usage))
-        return []
+        return late
 
     def _usage(self) -> Usage:
         return usage_between(self.usage_before, self.usage_after) if self.usage_after is not None else Usage()
@@ -382,6 +392,7 @@ _NOTIFICATIONS = {
     "item/started": CodexTurn._item_started,
     "item/completed": CodexTurn._item_completed,
     "item/agentMessage/delta": CodexTurn._delta,
+    "rawResponseItem/completed": CodexTurn._raw_item,
     "thread/tokenUsage/updated": CodexTurn._token_usage,
     "error": CodexTurn._error_notification,
     "turn/completed": CodexTurn._completed,

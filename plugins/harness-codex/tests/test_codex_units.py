@@ -121,3 +121,50 @@ def test_usage_is_the_difference_of_thread_totals_and_survives_a_restart() -> No
     assert (usage.input_tokens, usage.output_tokens, usage.total_tokens) == (50, 10, 60)
     restarted = usage_between(totals(100, 90, 10), totals(30, 25, 5))
     assert (restarted.input_tokens, restarted.output_tokens) == (25, 5)
+
+
+def test_withheld_calls_pair_a_refused_call_with_its_output(tmp_path: Path) -> None:
+    """``_withheld``: a withheld tool's raw ``function_call`` + ``function_call_output`` become
+    ``tool-call`` + ``tool-output-denied``; other tools, built-ins Codex reported and
+    unanswered calls give nothing; the rollout is read from the turn's starting offset."""
+    import json
+
+    from harness_codex._withheld import WithheldCalls
+
+    from harness_core import ToolCallPart, ToolOutputDeniedPart
+
+    def known(call_id: str) -> bool:
+        return call_id == "builtin"
+
+    calls = WithheldCalls(frozenset({"secret", "shell"}))
+    assert calls.raw_item({"type": "function_call", "name": "echo", "call_id": "e", "arguments": "{}"}, known) == []
+    assert calls.raw_item({"type": "function_call_output", "call_id": "e", "output": "x"}, known) == []
+    assert calls.raw_item({"type": "function_call", "name": "shell", "call_id": "builtin", "arguments": "{}"},
+                          known) == []
+    assert calls.raw_item({"type": "function_call_output", "call_id": "builtin", "output": "ran"}, known) == []
+    assert calls.raw_item({"type": "function_call", "name": "secret", "call_id": "s", "arguments": "not json"},
+                          known) == []
+    call, denied = calls.raw_item({"type": "function_call_output", "call_id": "s",
+                                   "output": [{"type": "input_text", "text": "unsupported call: secret"}]}, known)
+    assert isinstance(call, ToolCallPart) and call.input == "not json" and call.tool_name == "secret"
+    assert isinstance(denied, ToolOutputDeniedPart) and denied.tool_call_id == "s"
+    assert denied.reason is not None and "inactive" in denied.reason
+    assert denied.reason.endswith("told the model: unsupported call: secret")
+    assert calls.raw_item({"type": "function_call_output", "call_id": "s", "output": "again"}, known) == []
+
+    rollout = tmp_path / "rollout.jsonl"
+    old = json.dumps({"type": "response_item", "payload": {"type": "function_call", "name": "secret",
+                                                           "call_id": "old", "arguments": "{}"}})
+    rollout.write_text(old + "\n")
+    offset = rollout.stat().st_size
+    new = [{"type": "response_item", "payload": {"type": "function_call_output", "call_id": "old", "output": "o"}},
+           {"type": "response_item", "payload": {"type": "function_call", "name": "secret", "call_id": "r",
+                                                 "arguments": "{\"a\": 1}"}},
+           {"type": "event_msg", "payload": {}},
+           {"type": "response_item", "payload": {"type": "function_call_output", "call_id": "r", "output": "no"}}]
+    with rollout.open("a") as handle:
+        handle.write("\n".join(json.dumps(line) for line in new) + "\nnot json\n")
+    parts = WithheldCalls(frozenset({"secret"}), (rollout, offset)).at_end(known)
+    assert [(p.type, p.tool_call_id) for p in parts] == [("tool-call", "r"), ("tool-output-denied", "r")]
+    assert WithheldCalls(frozenset({"secret"}), (tmp_path / "missing.jsonl", 0)).at_end(known) == []
+    assert WithheldCalls(frozenset({"secret"})).at_end(known) == []
