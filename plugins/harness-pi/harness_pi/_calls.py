@@ -17,7 +17,7 @@ from harness_core import ToolCall
 
 from ._state import Answer, OpenCall
 
-__all__ = ["CallBook", "Pending", "dumps_input"]
+__all__ = ["CallBook", "Pending", "dumps_input", "host_answer"]
 
 
 def dumps_input(value: Any) -> str:
@@ -48,6 +48,8 @@ class CallBook:
     aliases: dict[str, str] = attrs.field(factory=dict)
     host_calls: set[str] = attrs.field(factory=set)
     silenced: set[str] = attrs.field(factory=set)
+    shown: set[str] = attrs.field(factory=set)
+    """Calls this turn projected as a ``tool-call`` itself (ungated calls pi runs)."""
 
     def original(self, call_id: str) -> str:
         """The id the host knows for ``call_id`` (a repeated call keeps the first id)."""
@@ -102,3 +104,12 @@ class CallBook:
     def outstanding_ui(self) -> list[str]:
         """Ids of the UI requests pi is blocked on."""
         return [p.ui_id for p in [*self.approvals.values(), *self.host_waiters.values()] if p.ui_id is not None]
+
+
+def host_answer(answer: Answer) -> dict[str, Any]:
+    """The ``harness-pi/v1:host`` answer: ``{"content", "isError"}`` plus ``items`` (pi
+    content blocks) for a rich result."""
+    value: dict[str, Any] = {"content": answer.content, "isError": answer.is_error}
+    if answer.items is not None:
+        value["items"] = answer.items
+    return value

@@ -12,7 +12,7 @@ from typing import Any, TypeAlias
 
 import attrs
 
-__all__ = ["PiCompaction", "PiEvent", "PiRecord", "PiToolCall", "PiToolProgress", "PiToolResult"]
+__all__ = ["PiCompaction", "PiEvent", "PiRecord", "PiRefusedHostCall", "PiToolCall", "PiToolProgress", "PiToolResult"]
 
 
 @attrs.frozen
@@ -53,6 +53,20 @@ class PiToolProgress:
 
 
 @attrs.frozen
+class PiRefusedHostCall:
+    """A call to a host tool the session withholds (``StartRequest.withheld_host_tools``).
+
+    The tool was never registered in pi, so pi answered the model itself (``told``, such as
+    "Tool secret not found"); nothing ran. Shown as ``tool-call`` + ``tool-output-denied``.
+    """
+
+    call_id: str
+    tool_name: str
+    input: Any
+    told: str
+
+
+@attrs.frozen
 class PiCompaction:
     """A finished compaction (``compaction_end`` with a result)."""
 
@@ -62,5 +76,5 @@ class PiCompaction:
     tokens_before: int | None = None
 
 
-PiEvent: TypeAlias = PiRecord | PiToolCall | PiToolProgress | PiToolResult | PiCompaction
+PiEvent: TypeAlias = PiRecord | PiToolCall | PiToolProgress | PiToolResult | PiRefusedHostCall | PiCompaction
 """Every native event of the pi adapter."""

@@ -8,6 +8,8 @@
   that are not declared built-ins (other extensions', MCP servers') are ``dynamic``;
 * :class:`PiToolProgress` -> a preliminary ``tool-result`` (a running command's output so far);
 * :class:`PiToolResult` -> ``tool-result`` / ``tool-error`` (provider-executed);
+* :class:`PiRefusedHostCall` -> the host tool's ``tool-call`` and a ``tool-output-denied``
+  whose reason says the tool is inactive and quotes what pi told the model;
 * :class:`PiCompaction` -> a dynamic provider-executed ``compaction`` call and result
   whose output carries the summary.
 """
@@ -32,12 +34,13 @@ from harness_core import (
     TextStartPart,
     ToolCallPart,
     ToolErrorPart,
+    ToolOutputDeniedPart,
     ToolResultPart,
     Usage,
 )
 
 from ._builtins import BY_NATIVE
-from ._events import PiEvent, PiRecord, PiToolCall, PiToolProgress, PiToolResult
+from ._events import PiEvent, PiRecord, PiRefusedHostCall, PiToolCall, PiToolProgress, PiToolResult
 from ._settings import HARNESS_ID
 
 __all__ = ["COMPACTION_TOOL", "finish_reason", "project", "usage_from"]
@@ -138,6 +141,11 @@ def project(event: PiEvent, context: ProjectionContext) -> list[Part]:
                                   provider_executed=True, dynamic=dynamic or None, provider_metadata=metadata)]
         return [ToolResultPart(tool_call_id=event.call_id, tool_name=name, input=event.input, output=event.output,
                                provider_executed=True, dynamic=dynamic or None, provider_metadata=metadata)]
+    if isinstance(event, PiRefusedHostCall):
+        reason = (f"tool {event.tool_name!r} is inactive in this session and was never registered in pi, "
+                  f"which refused the call itself and told the model: {event.told}")
+        return [ToolCallPart(tool_call_id=event.call_id, tool_name=event.tool_name, input=event.input),
+                ToolOutputDeniedPart(tool_call_id=event.call_id, tool_name=event.tool_name, reason=reason)]
     trigger = {"trigger": event.reason}  # a PiCompaction
     output: dict[str, Any] = {"summary": event.summary, "trigger": event.reason}
     if event.tokens_before is not None:

@@ -14,11 +14,12 @@ the ``tool-result`` part's warnings.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from harness_core import ToolOutput
 
-__all__ = ["TEXT_ONLY", "WITH_IMAGES", "result_items"]
+__all__ = ["TEXT_ONLY", "WITH_IMAGES", "result_items", "result_text"]
 
 TEXT_ONLY = frozenset({"text"})
 """What pi carries with one of its own providers (the model's image input is unknown)."""
@@ -36,3 +37,13 @@ def result_items(output: ToolOutput, accepts: frozenset[str]) -> tuple[list[dict
     items = [{"type": "image", "data": item.data, "mimeType": item.media_type} if item.kind == "image"
              else {"type": "text", "text": item.text or ""} for item in rendered.items]
     return items, rendered.text
+
+
+def result_text(result: object) -> str:
+    """The text of a pi tool result (``{"content": [{"type": "text", "text"}, ...]}``); other
+    content blocks are skipped, a non-mapping is its ``str``."""
+    if isinstance(result, Mapping):
+        content = result.get("content")
+        if isinstance(content, list):
+            return "".join(str(b.get("text", "")) for b in content if isinstance(b, Mapping) and b.get("type") == "text")
+    return "" if result is None else str(result)

@@ -74,6 +74,7 @@ class PiSession:
         self._gate = request.builtin_approvals
         self._filter = request.builtin_filter
         self._host_tools: tuple[HostToolSpec, ...] = tuple(request.host_tools)
+        self._withheld = request.withheld_host_tools
         self._instructions = request.instructions
         self._continue: SuspendState | None = None
         restored: ResumeState | None = None
@@ -241,7 +242,7 @@ class PiSession:
 
     def _new_turn(self, kind: TurnKind, host_tools: Sequence[HostToolSpec]) -> PiTurn:
         turn = PiTurn(self, kind, gate=self._gate, host_names=frozenset(t.name for t in host_tools),
-                      settled_event=self._version >= (1,))
+                      withheld=self._withheld, settled_event=self._version >= (1,))
         self._turn = turn
         return turn
 

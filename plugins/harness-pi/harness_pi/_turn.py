@@ -9,7 +9,9 @@ The session routes every record pi writes to its current turn (:meth:`PiTurn.del
   followed by :class:`~harness_core.AwaitingAnswers` once pi has nothing more to say;
 * ``tool_execution_start`` of a built-in the host does not gate -> a ``tool-call``;
   ``tool_execution_end`` -> its result, except for host tools (the agent projects those)
-  and calls the host denied (the agent emitted ``tool-output-denied``);
+  and calls the host denied (the agent emitted ``tool-output-denied``); a call pi refused
+  before anyone saw it gets its ``tool-call`` there, and one to a withheld (inactive) host
+  tool becomes :class:`~harness_pi._events.PiRefusedHostCall`;
 * ``agent_settled`` (pi 1.x; ``agent_end`` without ``willRetry`` on 0.73) -> the one
   :class:`~harness_core.TurnEnd`, so pi's automatic retries stay inside the turn;
 * pi's exit before that -> ``TurnEnd(error_type="runtime-crashed")``.
@@ -38,12 +40,19 @@ from harness_core import (
 )
 
 from ._builtins import BY_NATIVE, common_name
-from ._calls import CallBook, Pending
-from ._events import PiCompaction, PiRecord, PiToolCall, PiToolProgress, PiToolResult
+from ._calls import CallBook, Pending, host_answer
+from ._events import (
+    PiCompaction,
+    PiRecord,
+    PiRefusedHostCall,
+    PiToolCall,
+    PiToolProgress,
+    PiToolResult,
+)
 from ._extension import GATE_TITLE, HOST_TITLE
 from ._pending import held_call
 from ._projection import usage_from
-from ._rich import result_items
+from ._rich import result_items, result_text
 from ._rpc import PiCommandError
 from ._settings import HARNESS_ID
 from ._state import Answer, OpenCall
@@ -60,23 +69,16 @@ _DIALOGS: Final = ("select", "confirm", "input", "editor")
 TurnKind = Literal["prompt", "compact", "continue"]
 
 
-def _text_of(result: object) -> str:
-    if isinstance(result, Mapping):
-        content = result.get("content")
-        if isinstance(content, list):
-            return "".join(str(b.get("text", "")) for b in content if isinstance(b, Mapping) and b.get("type") == "text")
-    return "" if result is None else str(result)
-
-
 class PiTurn:
     """One running turn (an :class:`~harness_core.AdapterTurn`); see the module docs."""
 
     def __init__(self, session: PiSession, kind: TurnKind, *, gate: bool, host_names: frozenset[str],
-                 settled_event: bool = True) -> None:
+                 withheld: frozenset[str] = frozenset(), settled_event: bool = True) -> None:
         self._session = session
         self.kind = kind
         self._gate = gate
         self._host_names = host_names
+        self._withheld = withheld - host_names
         self._settled_event = settled_event
         self._send, self._recv = anyio.create_memory_object_stream[tuple[str, Any]](math.inf)
         self._outbox: deque[object] = deque()
@@ -312,24 +314,32 @@ class PiTurn:
                                           tool_name=name if host else common_name(name), input=args))
         if host:
             self.calls.host_calls.add(self.calls.original(call_id))
-        elif not self._gate:
+        elif not self._gate and name not in self._withheld:  # a withheld name waits for pi's verdict
+            self.calls.shown.add(self.calls.original(call_id))
             self._outbox.append(PiToolCall(call_id, name, args))
 
     def _tool_update(self, record: dict[str, Any]) -> None:
         call_id = self.calls.original(str(record.get("toolCallId", "")))
-        text = _text_of(record.get("partialResult"))
+        text = result_text(record.get("partialResult"))
         if text and call_id in self.calls.open and call_id not in self.calls.host_calls \
                 and call_id not in self.calls.silenced:
             self._outbox.append(PiToolProgress(call_id, str(record.get("toolName", "")), record.get("args"), text))
 
     def _tool_end(self, record: dict[str, Any]) -> None:
         call_id = self.calls.original(str(record.get("toolCallId", "")))
-        name = str(record.get("toolName", ""))
+        name, text = str(record.get("toolName", "")), result_text(record.get("result"))
+        open_call = self.calls.open.get(call_id)
+        args = open_call.input if open_call is not None else record.get("args")  # the end record has none
         self.calls.closed(call_id)
         if call_id in self.calls.host_calls or call_id in self.calls.silenced:
             return
-        self._outbox.append(PiToolResult(call_id, name, record.get("args"), _text_of(record.get("result")),
-                                         bool(record.get("isError"))))
+        if call_id not in self.calls.shown and (open_call is None or not open_call.asked):
+            # Neither shown nor asked: pi refused it before any gate (an unknown tool, bad arguments).
+            if name in self._withheld and record.get("isError"):
+                self._outbox.append(PiRefusedHostCall(call_id, name, args, text))
+                return
+            self._outbox.append(PiToolCall(call_id, name, args))
+        self._outbox.append(PiToolResult(call_id, name, args, text, bool(record.get("isError"))))
 
     # -- extension UI requests: the gate and host tools --------------------------------------
 
@@ -383,11 +393,3 @@ class PiTurn:
             self._outbox.append(HostToolCall(host_call))
         self._awaiting_due = True
 
-
-def host_answer(answer: Answer) -> dict[str, Any]:
-    """The ``harness-pi/v1:host`` answer: ``{"content", "isError"}`` plus ``items`` (pi
-    content blocks) for a rich result."""
-    value: dict[str, Any] = {"content": answer.content, "isError": answer.is_error}
-    if answer.items is not None:
-        value["items"] = answer.items
-    return value

@@ -12,7 +12,14 @@ from typing import Any
 from harness_core import BuiltinTool, Part, ProjectionContext, hookimpl
 
 from ._builtins import BUILTINS
-from ._events import PiCompaction, PiRecord, PiToolCall, PiToolProgress, PiToolResult
+from ._events import (
+    PiCompaction,
+    PiRecord,
+    PiRefusedHostCall,
+    PiToolCall,
+    PiToolProgress,
+    PiToolResult,
+)
 from ._settings import HARNESS_ID
 
 __all__ = ["harness_adapters", "harness_declare_builtins", "harness_project_event"]
@@ -39,7 +46,7 @@ def harness_declare_builtins(harness_id: str) -> Sequence[BuiltinTool] | None:
 @hookimpl
 def harness_project_event(event: object, context: ProjectionContext) -> Sequence[Part] | None:
     """Project pi's native events; ``None`` for other events."""
-    if not isinstance(event, PiRecord | PiToolCall | PiToolProgress | PiToolResult | PiCompaction):
+    if not isinstance(event, PiRecord | PiToolCall | PiToolProgress | PiToolResult | PiRefusedHostCall | PiCompaction):
         return None
     from ._projection import project
 
