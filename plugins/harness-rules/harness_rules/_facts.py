@@ -43,7 +43,18 @@ class CallFacts:
     """The names mapped to common names (built-ins only)."""
 
     def __attrs_post_init__(self) -> None:
-        canonical = frozenset(canonical_tool(n) for n in self.names) if self.builtin else self.names
+        canonical: frozenset[str] | None = self.names
+        if self.builtin:
+            canonical = _CANONICAL.get(self.names)
+            if canonical is None:
+                canonical = frozenset(canonical_tool(n) for n in self.names)
+                if len(_CANONICAL) > 4096:
+                    _CANONICAL.clear()
+                _CANONICAL[self.names] = canonical
         object.__setattr__(self, "canonical_names", canonical)
+
+
+_CANONICAL: dict[frozenset[str], frozenset[str]] = {}
+"""Common names by set of names (a pure function, bounded)."""
 
 
