@@ -139,8 +139,8 @@ class _Lane:
         """:meth:`SimpleWalker.simple` of a plain command, cached by its words: what it adds
         depends only on the key (pure string work, no file system)."""
         walker = self.walker
-        key = (tuple(cmd.raws), tuple(cmd.assignments), tuple(cmd.words), tuple(cmd.redirects), cwds, stdin,
-               walker.literal_ok, self.home)
+        # the words as written decide the assignments and the words after quote removal
+        key = (tuple(cmd.raws), tuple(cmd.redirects), cwds, stdin, walker.literal_ok, self.home)
         hit = _CACHE.get(key)
         if hit is not None:
             self.units.extend(hit[0])

@@ -109,6 +109,10 @@ _SCAN: Final = re.compile(
 )
 """The tokens of :data:`TOKEN` without names (``findall`` gives strings, no match objects)."""
 _OPERATORS: Final = frozenset({"&&", "||", ";", "&", "|", "\n"})
+_KINDS: Final = {" ": "ws", "\t": "ws", "#": "comment", ">": "redir", "<": "redir", "&": "&", "|": "op", ";": "op",
+                 "\n": "op"}
+"""A token's kind by its first character (``&`` starts operators and redirections; a
+digit, words and redirections; anything else, a word)."""
 
 
 def lex(text: str) -> list[Line] | None:
@@ -126,17 +130,16 @@ def lex(text: str) -> list[Line] | None:
         start = pos
         pos += len(token)
         first = token[0]
-        if first == " " or first == "\t":
+        kind = _KINDS.get(first, "word")
+        if kind == "word":
+            if first.isdigit() and ("<" in token or ">" in token):
+                kind = "dup" if token[-1].isdigit() else "redir"
+        elif kind == "ws":
             continue
-        if token in _OPERATORS:
-            kind = "op"
-        elif first == "#":
-            kind = "comment"
-        elif first == ">" or first == "<" or (first == "&" and len(token) > 1) or (
-                first.isdigit() and ("<" in token or ">" in token)):
-            kind = "dup" if token[-1].isdigit() else "redir"
-        else:
-            kind = "word"
+        elif kind == "&":
+            kind = "op" if token in _OPERATORS else ("dup" if token[-1].isdigit() else "redir")
+        elif kind == "redir" and token[-1].isdigit():
+            kind = "dup"
         if kind == "word":
             if token.isdigit() and text[pos : pos + 1] in ("<", ">"):
                 return None  # `12>f`: a file descriptor bashlex reads its own way
