@@ -31,7 +31,7 @@ PLAIN = ["git", "status", "-s", "ls", "-la", "src/a.py", "'a b'", '"c d"', "A=1"
          "git grep", "git -C src", "tar", "cf", "/tmp/t.tar", "cp", "-R", "diff", "npm", "run", "test", "--", "-k",
          "/dev/null", "> /dev/null", "head -5", "wc -l", "sort", "uv run", "docker", "1", "ls\t-l", "'rm'",
          '"r"m', "/bin/rm", "\"$HOME\"", "'$x'", "\"a'b\"", "'a\"b'", "'multi\nline'", "a=", "=x", "9>x",
-         "echo hi", "echo -n x", "printf y", "| bash", "| sh", "| cat", "x=1 y=2"]
+         "echo hi", "echo -n x", "printf y", "'é x'", '"ü\ty"', "'tab\there'", "| bash", "| sh", "| cat", "x=1 y=2"]
 NASTY = ["$x", "${x}", "$(id)", "`id`", "\\\n", "\\ ", "\\rm", "{", "}", "{ echo; }", "(", ")", "(ls)", "<(ls)",
          ">(cat)", "<<EOF\nrm victim\nEOF\n", "<<'EOF'\nx\nEOF\n", "<<< 'rm victim'", ">|", "<>", "&>2", ">&-",
          "2>&1-", "~", "~/x", "é", "\u00a0", "\x00", "!", "[[", "]]", "if", "then", "fi", "for", "do", "done",
