@@ -182,7 +182,8 @@ class _Lane:
         if name in ("cd", "pushd", "popd") and not assignments:
             self.units.append(make_unit((), words, False))
             return self.walker.change_directory(name, [Word(w) for w in words[1:]], cwds)
-        if name in _SPECIAL or stdin.kind == "literal" or any(code_env(a.partition("=")[0]) for a in assignments) \
+        if name in _SPECIAL or stdin.kind == "literal" \
+                or (assignments and any(code_env(a.partition("=")[0]) for a in assignments)) \
                 or (("*" in first or "?" in first or "[" in first or "{" in first) and expands(first) is not None):
             raws = cmd.raws
             n = len(assignments)
