@@ -36,6 +36,7 @@ from harness_core.testing.conformance.checks import (
     final_results,
     parts_of,
 )
+from harness_core.testing.conformance.cross_process import CrossProcessChecks
 from harness_core.testing.conformance.features import FeatureChecks
 from harness_core.testing.conformance.fixtures import (
     executions,
@@ -55,7 +56,7 @@ from harness_core.testing.conformance.scenario import (
 __all__ = ["AdapterConformanceSuite"]
 
 
-class AdapterConformanceSuite(ApprovalMatchChecks, ParityChecks, FeatureChecks):
+class AdapterConformanceSuite(ApprovalMatchChecks, ParityChecks, FeatureChecks, CrossProcessChecks):
     """Subclass as ``Test...`` in your plugin's tests; see the module docs.
 
     Class attributes:

@@ -342,6 +342,8 @@ class AcpTurn:
             self._outbox.append(TurnEnd(finish_reason="error", usage=self._usage, error=str(payload),
                                         error_type="agent-error"))
         else:
+            # the connection can close before the process is reaped: never reuse it
+            self._session.restart_before_next_prompt()
             message = self._session.describe_crash(payload)
             self._outbox.append(TurnEnd(finish_reason="error", usage=self._usage, error=message,
                                         error_type="runtime-crashed"))
