@@ -30,6 +30,12 @@ FORBIDDEN_PACKAGES = (
     "harness_codex._session",
     "harness_rules._engine",
     "harness_rules._shell",
+    "acp",
+    "dbos",
+    "sqlalchemy",
+    "starlette",
+    "uvicorn",
+    "pydantic_ai",
 )
 """A module is forbidden if its name is one of these or starts with one of these plus ``.``."""
 
@@ -80,6 +86,43 @@ def test_harness_plugins_imports_no_heavy_module(tmp_path: Path) -> None:
     for plugin_module in ("harness_builtin.plugin", "harness_codex.plugin", "harness_rules.plugin"):
         assert plugin_module in modules
     assert _forbidden(modules) == []
+
+
+DISCOVERY_DEFERRED = (
+    # No pydantic model is built: pydantic itself (so its model machinery) and the core's
+    # part models do not load; tools with hand-written schemas need neither.
+    "pydantic",
+    "pydantic_core",
+    "harness_core.parts.models",
+    # Tool packs declare tools without the JSON Schema library.
+    "jsonschema",
+    # Adapter plugins register their hooks without their settings, event and profile models.
+    "harness_acp._settings",
+    "harness_acp._events",
+    "harness_acp._profiles",
+    "harness_pi._settings",
+    "harness_pi._events",
+    "harness_claude_code._settings",
+    "harness_claude_code._events",
+    "harness_codex._settings",
+    # harness-dbos registers its wrapper without the durable agent (and the core agent).
+    "harness_dbos.durable_agent",
+    "harness_dbos.client",
+    "harness_core.agent.harness_agent",
+    # harness-sandbox-bwrap names its sandboxes without building the sandbox code (ctypes).
+    "harness_sandbox_bwrap.sandbox",
+    "ctypes",
+)
+"""What ``harness plugins`` no longer loads: registration needs none of it (issue 17)."""
+
+
+def test_harness_plugins_builds_no_model_and_no_plugin_internals(tmp_path: Path) -> None:
+    modules = _imported_modules("-m harness_core.cli plugins", tmp_path)
+    for plugin_module in ("harness_acp.plugin", "harness_pi.plugin", "harness_claude_code.plugin",
+                          "harness_dbos.plugin", "harness_tools_git.plugin", "harness_sandbox_bwrap.plugin"):
+        assert plugin_module in modules
+    loaded = sorted({m for m in modules for d in DISCOVERY_DEFERRED if m == d or m.startswith(d + ".")})
+    assert loaded == []
 
 
 def test_import_harness_core_imports_no_heavy_module(tmp_path: Path) -> None:
