@@ -28,12 +28,9 @@ from __future__ import annotations
 
 import json
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 from harness_core.plugins.manager import (
     HarnessPluginManager,
@@ -42,6 +39,11 @@ from harness_core.plugins.manager import (
     PluginRecord,
     get_plugin_manager,
 )
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+# rich is imported where a table is printed: ``--json`` never loads it (start-up, issue 17).
 
 __all__ = ["COMMANDS", "plugins_command", "tools_command"]
 
@@ -66,6 +68,8 @@ def _manager() -> HarnessPluginManager:
 
 def _console() -> Console:
     # Columns use overflow="fold": long values wrap inside their cell and are never cut.
+    from rich.console import Console
+
     return Console(highlight=False)
 
 
@@ -123,6 +127,9 @@ def plugins_command(as_json: bool, show_capabilities: bool = False) -> None:
         })
         _report_failures(manager)
         return
+    from rich.table import Table
+    from rich.text import Text
+
     table = Table(title="harness plugins", title_justify="left", expand=False)
     table.add_column("Name", style="bold", overflow="fold")
     table.add_column("Distribution", overflow="fold")
@@ -187,6 +194,8 @@ def tools_command(as_json: bool) -> None:
         console.print("No host tools installed (tool packs contribute them through harness_tools).")
         _report_failures(manager)
         return
+    from rich.table import Table
+
     table = Table(title="harness tools", title_justify="left", expand=False)
     table.add_column("Name", style="bold", overflow="fold")
     table.add_column("Pack", overflow="fold")

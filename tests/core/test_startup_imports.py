@@ -183,3 +183,10 @@ def test_forbidden_matcher_can_fail() -> None:
         "bashlex.parser",
         "harness_core.testing",
     ]
+
+
+def test_harness_plugins_json_does_not_load_rich(tmp_path: Path) -> None:
+    modules = _imported_modules("-m harness_core.cli plugins --json", tmp_path)
+    assert "harness_core.cli.plugins_command" in modules
+    assert [m for m in modules if m == "rich" or m.startswith("rich.")] == []
+    assert [m for m in modules for d in DISCOVERY_DEFERRED if m == d or m.startswith(d + ".")] == []
