@@ -68,7 +68,7 @@ def test_a_lazy_name_is_the_object_its_module_defines() -> None:
 def test_harness_dbos_launch_stays_the_function_after_its_submodule_is_imported() -> None:
     import harness_dbos
     import harness_dbos.cli
-    import harness_dbos.launch  # noqa: F401 - the submodule of the same name
+    import harness_dbos.launch  # the submodule of the same name
 
     assert isinstance(harness_dbos.launch, types.FunctionType)
     assert harness_dbos.launch.__module__ == "harness_dbos.launch"

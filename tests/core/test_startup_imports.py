@@ -190,3 +190,26 @@ def test_harness_plugins_json_does_not_load_rich(tmp_path: Path) -> None:
     assert "harness_core.cli.plugins_command" in modules
     assert [m for m in modules if m == "rich" or m.startswith("rich.")] == []
     assert [m for m in modules for d in DISCOVERY_DEFERRED if m == d or m.startswith(d + ".")] == []
+
+
+def test_a_plugin_distribution_s_metadata_is_parsed_once(tmp_path: Path) -> None:
+    import importlib.metadata
+    from types import SimpleNamespace
+
+    from harness_core.plugins.records import distribution_of
+
+    info = tmp_path / "demo_dist-1.2.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: demo-dist\nVersion: 1.2\n\nA long description.\n")
+    reads: list[int] = []
+
+    class CountingDistribution(importlib.metadata.PathDistribution):
+        @property
+        def metadata(self) -> importlib.metadata.PackageMetadata:
+            reads.append(1)
+            return super().metadata
+
+    assert distribution_of(SimpleNamespace(dist=CountingDistribution(info))) == ("demo-dist", "1.2")
+    assert len(reads) == 1  # name and version from one parse (it was one parse each)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: demo-dist\n\n")
+    assert distribution_of(SimpleNamespace(dist=CountingDistribution(info))) == ("demo-dist", None)
