@@ -92,6 +92,36 @@ def _problems_by_plugin(conflicts: list[PluginConflict]) -> dict[str, list[str]]
     return problems
 
 
+def _status_text(record: PluginRecord, problems: dict[str, list[str]]) -> str:
+    """The Status cell: the status, then the error and each conflict on lines of their own."""
+    lines = [record.status, *([record.error] if record.error else [])]
+    lines += [f"conflict: {problem}" for problem in problems.get(record.name, [])]
+    return "\n".join(lines)
+
+
+def _print_plain(records: list[PluginRecord], problems: dict[str, list[str]], conflicts: list[PluginConflict],
+                 summary: str) -> bool:
+    """Print the listing without rich when stdout is not a terminal and the plain renderer
+    draws exactly what rich would (:mod:`harness_core.cli.plain_table`); False otherwise."""
+    from harness_core.cli.plain_table import console_width, render_plain_table
+
+    width = console_width()
+    if width is None:
+        return False
+    rows = [[record.name, _dist_label(record), record.kind,
+             "\n".join(hook.removeprefix("harness_") for hook in record.hooks) or "-", _status_text(record, problems)]
+            for record in records]
+    text = render_plain_table(
+        "harness plugins", ["Name", "Distribution", "Kind", "Hooks (harness_*)", "Status"], rows, width,
+        markup_free=[False, False, False, False, True], ellipsis=[False, False, True, False, False],
+        after=[*(f"conflict: {conflict.message}" for conflict in conflicts), summary],
+    )
+    if text is None:
+        return False
+    click.echo(text, nl=False)
+    return True
+
+
 @click.command("plugins")
 @click.option("--json", "as_json", is_flag=True, help="Print the listing as JSON.")
 @click.option("--capabilities", "show_capabilities", is_flag=True,
@@ -127,6 +157,13 @@ def plugins_command(as_json: bool, show_capabilities: bool = False) -> None:
         })
         _report_failures(manager)
         return
+    failed = sum(1 for record in records if record.status == "failed")
+    summary = f"{len(records)} plugin(s), {failed} failed"
+    if conflicts:
+        summary += f", {len(conflicts)} conflict(s)"
+    if _print_plain(records, problems, conflicts, summary):
+        _report_failures(manager)
+        return
     from rich.table import Table
     from rich.text import Text
 
@@ -148,10 +185,6 @@ def plugins_command(as_json: bool, show_capabilities: bool = False) -> None:
     console.print(table)
     for conflict in conflicts:
         console.print(Text(f"conflict: {conflict.message}", style="bold red"))
-    failed = sum(1 for record in records if record.status == "failed")
-    summary = f"{len(records)} plugin(s), {failed} failed"
-    if conflicts:
-        summary += f", {len(conflicts)} conflict(s)"
     console.print(summary, style="red" if failed or conflicts else None)
     _report_failures(manager)
 

@@ -63,7 +63,7 @@ def _imported_modules(code: str, tmp_path: Path) -> list[str]:
     out = tmp_path / "modules.json"
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-c", _DUMP, str(out), code],
-        capture_output=True, text=True, env=env, timeout=300, check=False,
+        capture_output=True, text=True, env=env, timeout=300, check=False, stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     modules = set(json.loads(out.read_text()))
@@ -112,6 +112,8 @@ DISCOVERY_DEFERRED = (
     # harness-sandbox-bwrap names its sandboxes without building the sandbox code (ctypes).
     "harness_sandbox_bwrap.sandbox",
     "ctypes",
+    # Not a terminal: `harness plugins` draws its table without rich (the same characters).
+    "rich",
 )
 """What ``harness plugins`` no longer loads: registration needs none of it (issue 17)."""
 
