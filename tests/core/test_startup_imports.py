@@ -112,6 +112,9 @@ DISCOVERY_DEFERRED = (
     # harness-sandbox-bwrap names its sandboxes without building the sandbox code (ctypes).
     "harness_sandbox_bwrap.sandbox",
     "ctypes",
+    # The permission-mode policy needs the path resolver only, not the local sandbox.
+    "harness_core.sandbox.local",
+    "harness_core.sandbox.confinement",
     # Not a terminal: `harness plugins` draws its table without rich (the same characters).
     "rich",
 )
