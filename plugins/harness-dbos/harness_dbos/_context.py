@@ -10,10 +10,12 @@ plugin, and importing the plugin never imports DBOS.
 from __future__ import annotations
 
 from contextvars import ContextVar
+from typing import TYPE_CHECKING
 
 import attrs
 
-from harness_core import ContinuationStore
+if TYPE_CHECKING:
+    from harness_core import ContinuationStore
 
 __all__ = ["TurnRuntime", "current_turn"]
 
