@@ -155,6 +155,7 @@ if TYPE_CHECKING:
     )
     from harness_core.skills import Skill, SkillFile, install_skills
     from harness_core.steering import SteerableTurn
+    from harness_core.step_boundaries import StepBoundaries
     from harness_core.suggestions import describe_unknown_names
     from harness_core.telemetry import Telemetry
     from harness_core.tools.definition import (
@@ -219,6 +220,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "require_path_sandbox", "resolve_like_os", "runtime_confinement"),
     "harness_core.skills": ("Skill", "SkillFile", "install_skills"),
     "harness_core.steering": ("SteerableTurn",),
+    "harness_core.step_boundaries": ("StepBoundaries",),
     "harness_core.telemetry": ("Telemetry",),
     "harness_core.suggestions": ("describe_unknown_names",),
     "harness_core.tools.definition": ("BuiltinTool", "HarnessTool", "ToolCall", "ToolContext",
@@ -312,6 +314,7 @@ __all__ = [
     "StartStepPart",
     "StateIntegrityError",
     "SteerableTurn",
+    "StepBoundaries",
     "Telemetry",
     "StepResult",
     "StopCondition",
