@@ -154,6 +154,7 @@ if TYPE_CHECKING:
         runtime_confinement,
     )
     from harness_core.skills import Skill, SkillFile, install_skills
+    from harness_core.output_instruction import output_instruction, with_output_instruction
     from harness_core.steering import SteerableTurn
     from harness_core.step_boundaries import StepBoundaries
     from harness_core.suggestions import describe_unknown_names
@@ -219,6 +220,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "install_paths", "path_in_workspace", "paths_outside", "python_paths",
         "require_path_sandbox", "resolve_like_os", "runtime_confinement"),
     "harness_core.skills": ("Skill", "SkillFile", "install_skills"),
+    "harness_core.output_instruction": ("output_instruction", "with_output_instruction"),
     "harness_core.steering": ("SteerableTurn",),
     "harness_core.step_boundaries": ("StepBoundaries",),
     "harness_core.telemetry": ("Telemetry",),
@@ -367,6 +369,7 @@ __all__ = [
     "merge_decisions",
     "mode_allows",
     "normalize_output",
+    "output_instruction",
     "parse_mcp_servers",
     "parse_part",
     "path_in_workspace",
@@ -384,6 +387,7 @@ __all__ = [
     "supported",
     "unsupported",
     "with_native_tool_name",
+    "with_output_instruction",
     "within_timeout",
 ]
 

@@ -1,8 +1,9 @@
 """What the ACP adapter supports (:mod:`harness_core.capabilities` declarations).
 
-Skills and stop conditions depend on the agent: the codex-acp and pi-acp profiles know
-where their agent reads skills and in which order it reports a model step; a plain
-``command`` agent is refused with the reason (:func:`acp_capabilities`).
+Skills, stop conditions and structured output depend on the agent: the codex-acp and pi-acp
+profiles know where their agent reads skills and in which order it reports a model step (so
+the last step's text is the answer); a plain ``command`` agent is refused with the reason
+(:func:`acp_capabilities`).
 """
 
 from __future__ import annotations
@@ -18,7 +19,8 @@ __all__ = ["CAPABILITIES", "acp_capabilities"]
 
 CAPABILITIES: Final[Mapping[Capability, CapabilitySupport]] = {
     Capability.STRUCTURED_OUTPUT: unsupported("the Agent Client Protocol has no output-schema or response-format "
-                                              "field on session/prompt"),
+                                              "field on session/prompt, and the adapter cannot tell a plain command "
+                                              "agent's last model step (the answer) from the rest of its turn"),
     Capability.STOP_CONDITIONS: unsupported("ACP reports no model-step boundaries (session/update has no step "
                                             "events); the adapter infers them only for the codex-acp and pi-acp "
                                             "profiles, whose update order it knows"),
@@ -51,6 +53,9 @@ def acp_capabilities(settings: AcpSettings) -> Mapping[Capability, CapabilitySup
         return caps
     if profile.step_signal in _STEPS:
         caps[Capability.STOP_CONDITIONS] = supported(_STEPS[profile.step_signal])
+        caps[Capability.STRUCTURED_OUTPUT] = supported(
+            "by instruction (ACP has no output-schema field): the JSON Schema is appended to the prompt and the "
+            "last model step's text is validated by the core, with repair turns; the model is not constrained")
     if profile.skills_how and settings.base_url is not None:
         caps[Capability.SKILLS] = supported(profile.skills_how)
     elif profile.skills_how:

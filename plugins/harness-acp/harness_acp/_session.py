@@ -28,6 +28,7 @@ from harness_core import (
     ToolOutput,
     TurnStateError,
     runtime_confinement,
+    with_output_instruction,
 )
 
 from ._client import AcpClient
@@ -348,7 +349,7 @@ class AcpSession:
             except Exception as error:
                 turn.fail_now(str(error), "runtime-start")
                 return turn
-        text = request.prompt
+        text = with_output_instruction(request.prompt, request.output_schema)  # structured output by instruction
         instructions = request.instructions if request.instructions is not None else self._instructions
         if self._first_prompt and instructions:
             text = f"<instructions>\n{instructions}\n</instructions>\n\n{text}"

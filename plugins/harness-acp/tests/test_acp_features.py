@@ -1,9 +1,11 @@
-"""The ACP adapter's capability table: structured output and plan mode are refused at agent
-construction with the protocol's reason, stop conditions on a plain command too; stop
-conditions on codex-acp and pi-acp (real agents, scripted model)."""
+"""The ACP adapter's capability table: plan mode is refused at agent construction with the
+protocol's reason, structured output and stop conditions on a plain command too; stop
+conditions and structured output (by instruction) on codex-acp and pi-acp (real agents,
+scripted model)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +18,7 @@ from harness_core import (
     HarnessAgent,
     HarnessCapabilityUnsupportedError,
     LocalSandbox,
+    Output,
     ToolResultPart,
     TurnState,
     has_tool_call,
@@ -86,3 +89,34 @@ async def test_stop_when_suspends_between_steps_and_continues(agent: str, reques
     assert [c.input["command"] for c in rest.all_tool_calls] == ["echo three > three.txt"]
     assert rest.all_text == "All three written."
     assert all((workspace / name).exists() for name in ("one.txt", "two.txt", "three.txt"))
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("agent", [
+    pytest.param("codex-acp", marks=pytest.mark.requires_runtime("codex-acp", "acp")),
+    pytest.param("pi-acp", marks=pytest.mark.requires_runtime("pi-acp", "pi", "acp")),
+])
+async def test_structured_output_by_instruction_with_a_repair_turn(agent: str, request: pytest.FixtureRequest,
+                                                                   workspace: Path) -> None:
+    """The schema reaches the model in the prompt; a tool step's text stays out of the answer
+    (the last step's text is validated); a prose answer gets one repair turn."""
+    make = request.getfixturevalue(agent.replace("-", "_"))
+    tool, key = ("exec_command", "cmd") if agent == "codex-acp" else ("bash", "command")
+    script = [
+        ModelTurn("Counting first.", tool_calls=[ToolCallSpec(tool, {key: "echo 3"})]),
+        "There are three.",
+        '```json\n{"n": 3}\n```',
+    ]
+    formats = {"formats": ["responses"]} if agent == "codex-acp" else {}
+    with ScriptedModelServer(script, **formats) as server, anyio.fail_after(180):
+        harness = HarnessAgent(harness=make(server), include_plugin_tools=False,
+                               output=Output.of(Answer, repair_turns=1))
+        assert harness.capabilities.supports("structured-output")
+        async with await harness.create_session(sandbox=LocalSandbox(workspace)) as session:
+            result = await harness.generate(session=session, prompt="How many?")
+        calls = [r for r in server.model_requests if not r.is_side_request]
+    assert result.finish_reason == "stop", result.error
+    assert result.output == Answer(n=3)
+    first = json.dumps(calls[0].body)
+    assert "one JSON document and nothing else" in first and '\\"n\\"' in first
+    assert "did not match the required output schema" in json.dumps(calls[-1].body)  # the repair turn
