@@ -94,6 +94,7 @@ if TYPE_CHECKING:
         parse_mcp_servers,
         split_mcp_name,
     )
+    from harness_core.output_instruction import output_instruction, with_output_instruction
     from harness_core.parts.models import (
         COMPACTION_TOOL,
         FILE_CHANGE_TOOL,
@@ -154,7 +155,6 @@ if TYPE_CHECKING:
         runtime_confinement,
     )
     from harness_core.skills import Skill, SkillFile, install_skills
-    from harness_core.output_instruction import output_instruction, with_output_instruction
     from harness_core.steering import SteerableTurn
     from harness_core.step_boundaries import StepBoundaries
     from harness_core.suggestions import describe_unknown_names
