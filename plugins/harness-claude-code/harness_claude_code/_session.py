@@ -95,9 +95,11 @@ class ClaudeCodeSession:
         if self.claude_session_id is not None and state_cwd is not None and Path(state_cwd) != self.cwd:
             relocate_transcript(config_dir_of(settings), self.claude_session_id, self.cwd)
         self._turn: ClaudeCodeTurn | None = None
-        self._process = SessionProcess(settings, RuntimeCallbacks(lambda: self._turn, self._filter, plan_mode=lambda: self._plan,
-                                                                bypass=self._bypass),
-                                       self._on_message, self._on_exit)
+        self._live_host_tools: frozenset[str] = frozenset()  # read-only host tools of the current prompt
+        callbacks = RuntimeCallbacks(lambda: self._turn, self._filter, plan_mode=lambda: self._plan, bypass=self._bypass,
+                                     read_only_host_tools=lambda: self._live_host_tools,
+                                     mcp_declaration=self.mcp_declaration)
+        self._process = SessionProcess(settings, callbacks, self._on_message, self._on_exit)
         self._destroyed = False
         self.runtime_error: str | None = None
 
@@ -216,6 +218,9 @@ class ClaudeCodeSession:
         schema = request.output_schema
         self._output_schema = json.dumps(schema, sort_keys=True) if schema is not None else None
         self._plan = request.mode == "plan"
+        if self._plan:  # plan mode offers the read-only host tools only (the built-in harness's rule)
+            host_tools = tuple(tool for tool in host_tools if tool.read_only)
+        self._live_host_tools = frozenset(tool.name for tool in host_tools if tool.read_only)
         return await self._start_turn("prompt", request.prompt, host_tools, instructions)
 
     async def _start_turn(self, kind: TurnKind, text: str, host_tools: Sequence[HostToolSpec],
