@@ -135,14 +135,22 @@ class ClaudeCodeSession:
 
     async def send_user_message(self, text: str) -> None:
         """Steering: a user message on the CLI's streaming input (the turn's ``steer``);
-        Claude Code adds it to the running turn.
+        Claude Code adds it to the running turn, or answers it in a CLI turn of its own,
+        which the harness turn then spans (:mod:`._steering`).
 
         Raises:
             TurnStateError: no turn runs (it is over, or none was started).
         """
-        if self._turn is None or self._turn.done:
+        turn = self._turn
+        if turn is None or turn.done:
             raise TurnStateError("the Claude Code turn is over; send a new prompt instead of steering it")
-        await self._process.send(text)
+        message_id = turn.steering.message_id()
+        turn.steering.sent(message_id)  # before the write: its result may come at once
+        try:
+            await self._process.send(text, message_id=message_id)
+        except BaseException:
+            turn.steering.not_sent(message_id)
+            raise
 
     async def abort_runtime(self) -> None:
         """Interrupt the CLI (so it stops its tools), then kill its whole process tree."""
@@ -230,7 +238,7 @@ class ClaudeCodeSession:
             await self._ensure_process(host_tools, self._spec_for(host_tools, instructions))
             for message in self._process.mcp.failures():
                 turn.notice(ErrorPart(error=message, error_type="mcp-server-failed"))
-            await self._process.send(text)
+            await self._process.send(text, message_id=turn.steering.message_id())
         except RuntimeStartError as error:
             turn.fail_now(str(error), "runtime-start")
         except Exception as error:

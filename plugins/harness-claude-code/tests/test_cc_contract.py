@@ -272,3 +272,23 @@ async def test_plan_mode_decides_host_tools_by_their_read_only_flag() -> None:
     assert isinstance(other, PermissionResultDeny)
     plan[0] = False
     assert await callbacks.pre_tool_use({"tool_name": "mcp__harness__poke"}, "t5", None) == {}
+
+
+def test_the_steering_ledger_reads_on_until_every_steer_was_taken_in() -> None:
+    from types import SimpleNamespace
+
+    from harness_claude_code._steering import SteeringLedger
+
+    from harness_core import TurnEnd, Usage
+
+    ledger = SteeringLedger()
+    ledger.sent("s1")
+    ledger.sent("s2")
+    ledger.not_sent("s2")  # the write failed: nothing to wait for
+    assert ledger.another_turn_follows(SimpleNamespace(user_message_uuids=["p"], user_message_uuid="p"))
+    ledger.carry(TurnEnd(finish_reason="stop", usage=Usage(output_tokens=3, cost_usd=0.5)))
+    assert not ledger.another_turn_follows(SimpleNamespace(user_message_uuids=["s1"], user_message_uuid="s1"))
+    end = ledger.total(TurnEnd(finish_reason="stop", usage=Usage(output_tokens=2, cost_usd=0.25)))
+    assert (end.usage.output_tokens, end.usage.cost_usd) == (5, 0.75)
+    ledger.sent("s3")  # a CLI that lists no uuids: the turn ends at its result, as before
+    assert not ledger.another_turn_follows(SimpleNamespace(user_message_uuids=None, user_message_uuid=None))
