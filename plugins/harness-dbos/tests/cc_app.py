@@ -1,0 +1,46 @@
+"""The durable Claude Code application the runtime-resume tests run in worker processes.
+
+Settings come from the environment (set by the tests): ``APP_MODEL_URL`` (the scripted
+model server, Anthropic wire), ``APP_HOME`` / ``APP_CONFIG_DIR`` (the CLI's isolated
+``HOME`` and ``CLAUDE_CONFIG_DIR``, shared by every worker: the transcripts live there),
+``APP_EFFECTS`` (the side-effect file each ``record`` execution appends a line to),
+``APP_APPROVAL`` (``user-approval`` makes ``record`` ask first).
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import harness_dbos
+from harness_claude_code import claude_code
+
+from harness_core import HarnessAgent, define_harness_tool
+
+
+def _record(input: dict[str, Any], ctx: Any) -> str:
+    with open(os.environ["APP_EFFECTS"], "a", encoding="utf-8") as effects:
+        effects.write(f"{input['text']} pid={os.getpid()}\n")
+        effects.flush()
+        os.fsync(effects.fileno())
+    return f"recorded {input['text']}"
+
+
+record = define_harness_tool(
+    name="record",
+    description="Record a note (a side effect).",
+    input={"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
+    execute=_record,
+)
+
+
+def build_agent() -> HarnessAgent:
+    """Claude Code on the scripted server, with the ``record`` host tool."""
+    adapter = claude_code(base_url=os.environ["APP_MODEL_URL"], api_key="test-key", home=os.environ["APP_HOME"],
+                          config_dir=os.environ["APP_CONFIG_DIR"], setting_sources=[],
+                          env={"CLAUDE_CODE_MAX_RETRIES": "1"})
+    return HarnessAgent(harness=adapter, tools=[record], include_plugin_tools=False, permission_mode="allow-all",
+                        tool_approval={"record": os.environ.get("APP_APPROVAL", "not-applicable")})
+
+
+durable = harness_dbos.DurableAgent(build_agent(), name="cc")

@@ -1,0 +1,124 @@
+"""Durable Claude Code turns: the real CLI dies with its worker (SIGKILL of the worker's
+process group), a new ``harness worker`` process resumes the turn from Claude Code's own
+transcript, with the host tool's recorded result replayed instead of run again.
+
+Only the model is scripted (an Anthropic-wire ScriptedModelServer on 127.0.0.1 in this
+process, counting every worker's requests); the CLI's ``HOME`` / ``CLAUDE_CONFIG_DIR``
+are throwaway folders every worker shares. Host-tool executions are counted in a
+side-effect file, one line per execution with the executing process's pid.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+
+import anyio
+import harness_dbos
+import pytest
+from dbos_helpers import HERE, TIMEOUT, turn_result, wait_until
+
+from harness_core.testing import Fault, ModelTurn, ScriptedModelServer, ToolCallSpec, make_isolated_home
+
+pytestmark = pytest.mark.requires_runtime("claude-code")
+
+RECORD = "mcp__harness__record"
+
+
+@pytest.fixture
+def cc(make_workers, tmp_path):
+    """``start(server, workflow_id, prompt, **env)`` -> (workers, starter process);
+    ``recover(workers, **env)`` -> a ``harness worker`` process on the Claude Code app."""
+    home = make_isolated_home(tmp_path / "home")
+
+    def env(server: ScriptedModelServer, extra: dict[str, str]) -> dict[str, str]:
+        return {"APP_MODEL_URL": server.base_url, "APP_HOME": str(home.path),
+                "APP_CONFIG_DIR": home["CLAUDE_CONFIG_DIR"], **extra}
+
+    class Helper:
+        def start(self, server, workflow_id, prompt, **extra):
+            workers = make_workers(server.base_url)
+            workers.env.update(env(server, extra))
+            process = subprocess.Popen([sys.executable, str(HERE / "cc_starter.py"), workflow_id, prompt,
+                                        str(workers.workspace)], env=workers.env, cwd=workers.tmp, text=True,
+                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+            workers.processes.append(process)
+            return workers, process
+
+        def kill(self, process):
+            """SIGKILL the worker and everything it started (the CLI dies with it)."""
+            os.killpg(process.pid, signal.SIGKILL)
+            process.wait(timeout=30)
+
+        def recover(self, workers, **extra):
+            return workers.spawn(sys.executable, "-m", "harness_core.cli", "worker", "--app", "cc_app", **extra)
+
+    return Helper()
+
+
+def _status(database_url: str, workflow_id: str) -> dict | None:
+    async def main() -> dict | None:
+        try:
+            with harness_dbos.DurableClient(database_url) as client:
+                return await client.status(workflow_id)
+        except Exception:  # the system database is not created yet
+            return None
+
+    return anyio.run(main)
+
+
+def test_killed_after_a_host_tool_ran_resumes_the_transcript_without_running_it_again(cc, workflow_id):
+    script = [ModelTurn("Recording.", tool_calls=[ToolCallSpec(RECORD, {"text": "one"})]), "Done."]
+    # The request after the tool result (index 1) is answered after 60 s: the worker dies while it waits.
+    with ScriptedModelServer(script, faults=[Fault(at=1, delay=60)]) as server:
+        workers, first = cc.start(server, workflow_id, "record a note")
+        wait_until(lambda: server.model_calls >= 2, "the model request after the host tool")
+        assert [line.split()[0] for line in workers.effects_lines()] == ["one"]
+        cc.kill(first)
+
+        second = cc.recover(workers)
+        result = turn_result(workers.database_url, workflow_id)
+
+        assert result["finish_reason"] == "stop", result
+        assert result["text"] == "Done."
+        effects = workers.effects_lines()
+        assert len(effects) == 1 and f"pid={first.pid}" in effects[0]  # not run again by the second worker
+        assert second.poll() is None
+        # The resumed CLI sent the interrupted request again (the only lost work), carrying
+        # the recorded result from the transcript; the first request was not repeated.
+        assert server.model_calls == 3
+        assert server.last_tool_result() == "recorded one"
+        assert result["session_state"]["harness_id"] == "claude-code"
+
+
+def test_killed_while_waiting_for_approval_resumes_on_another_worker(cc, workflow_id):
+    script = [ModelTurn("Asking.", tool_calls=[ToolCallSpec(RECORD, {"text": "approved"})]), "Done."]
+    with ScriptedModelServer(script) as server:
+        workers, first = cc.start(server, workflow_id, "record after approval", APP_APPROVAL="user-approval")
+        wait_until(lambda: (_status(workers.database_url, workflow_id) or {}).get("state") == "awaiting-approval",
+                   "the approval wait")
+        cc.kill(first)
+        paused = _status(workers.database_url, workflow_id)
+        (approval_id,) = paused["pending_approvals"]
+        assert paused["pending_approvals"][approval_id]["input"] == {"text": "approved"}
+
+        async def approve() -> None:  # no worker is alive: the approval waits in the database
+            with harness_dbos.DurableClient(workers.database_url) as client:
+                await client.answer(workflow_id, approval_responses=[{"approval_id": approval_id, "approved": True}])
+
+        anyio.run(approve)
+        assert workers.effects_lines() == []
+
+        second = cc.recover(workers, APP_APPROVAL="user-approval")
+        result = turn_result(workers.database_url, workflow_id)
+
+        assert result["finish_reason"] == "stop", result
+        assert result["text"] == "Asking.Done."
+        effects = workers.effects_lines()
+        assert len(effects) == 1 and f"pid={second.pid}" in effects[0]
+        # The approved result was written to the transcript; the resumed CLI continued from
+        # it with one request (the request that asked for the tool was not sent again).
+        assert server.model_calls == 2
+        assert server.last_tool_result() == "recorded approved"
