@@ -14,6 +14,7 @@ import os
 import signal
 import subprocess
 import sys
+from pathlib import Path
 
 import anyio
 import harness_dbos
@@ -38,6 +39,9 @@ def cc(make_workers, tmp_path):
                 "APP_CONFIG_DIR": home["CLAUDE_CONFIG_DIR"], **extra}
 
     class Helper:
+        def __init__(self):
+            self.home = home
+
         def start(self, server, workflow_id, prompt, **extra):
             workers = make_workers(server.base_url)
             workers.env.update(env(server, extra))
@@ -69,14 +73,30 @@ def _status(database_url: str, workflow_id: str) -> dict | None:
     return anyio.run(main)
 
 
-def test_killed_after_a_host_tool_ran_resumes_the_transcript_without_running_it_again(cc, workflow_id):
+def _transcript(home) -> Path:
+    (path,) = Path(home["CLAUDE_CONFIG_DIR"]).glob("projects/*/*.jsonl")
+    return path
+
+
+def _forget_results(path: Path) -> None:
+    """Drop the transcript's tool-result entries: the state of a CLI killed before it wrote
+    them (it writes its transcript a few hundred milliseconds late)."""
+    kept = [line for line in path.read_text().splitlines() if '"tool_result"' not in line]
+    path.write_text("\n".join(kept) + "\n")
+
+
+@pytest.mark.parametrize("written", [True, False], ids=["result-in-transcript", "result-not-yet-in-transcript"])
+def test_killed_after_a_host_tool_ran_resumes_the_transcript_without_running_it_again(cc, workflow_id, written):
     script = [ModelTurn("Recording.", tool_calls=[ToolCallSpec(RECORD, {"text": "one"})]), "Done."]
     # The request after the tool result (index 1) is answered after 60 s: the worker dies while it waits.
     with ScriptedModelServer(script, faults=[Fault(at=1, delay=60)]) as server:
         workers, first = cc.start(server, workflow_id, "record a note")
         wait_until(lambda: server.model_calls >= 2, "the model request after the host tool")
         assert [line.split()[0] for line in workers.effects_lines()] == ["one"]
+        wait_until(lambda: '"tool_result"' in _transcript(cc.home).read_text(), "the CLI's transcript")
         cc.kill(first)
+        if not written:
+            _forget_results(_transcript(cc.home))
 
         second = cc.recover(workers)
         result = turn_result(workers.database_url, workflow_id)
@@ -86,10 +106,20 @@ def test_killed_after_a_host_tool_ran_resumes_the_transcript_without_running_it_
         effects = workers.effects_lines()
         assert len(effects) == 1 and f"pid={first.pid}" in effects[0]  # not run again by the second worker
         assert second.poll() is None
-        # The resumed CLI sent the interrupted request again (the only lost work), carrying
-        # the recorded result from the transcript; the first request was not repeated.
+        # The resumed CLI sent the interrupted request again (the only lost work), with the
+        # recorded result once, from its transcript (written there by the recovery when the
+        # CLI had not); the first request was not repeated.
         assert server.model_calls == 3
-        assert server.last_tool_result() == "recorded one"
+        last = server.model_requests[-1]
+        results = [r.text for m in last.messages for r in m.tool_results]
+        assert results == ["recorded one"]
+        # With the result in its transcript, the CLI resumes as after any crash: its own
+        # placeholder answer, then the recovery's prompt (Claude Code's resume note). Without
+        # it, the recovery writes the recorded result and the CLI continues the turn itself.
+        assistant = [m.text for m in last.messages if m.role == "assistant"]
+        assert assistant == (["Recording.", "No response requested."] if written else ["Recording."])
+        texts = [m.text for m in last.messages if m.role == "user"]
+        assert any("Continue from where you left off." in text for text in texts), texts
         assert result["session_state"]["harness_id"] == "claude-code"
 
 
