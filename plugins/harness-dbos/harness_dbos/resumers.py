@@ -21,14 +21,14 @@ from .runtime_turn import RuntimeTurn
 __all__ = ["NOT_RESUMABLE", "runtime_turn"]
 
 NOT_RESUMABLE: Final = {
-    "codex": "Codex keeps threads (app-server thread/resume), but harness-dbos does not yet rebuild a crashed "
-             "Codex turn: a thread resumed after its process died has no way to receive the recorded host-tool "
-             "results of its interrupted turn, so the turn would be re-run from its prompt",
-    "pi": "pi keeps session files, but harness-dbos does not yet rebuild a crashed pi turn from one: the "
-          "recorded host-tool results of the interrupted turn cannot be replayed into it, so the turn would be "
-          "re-run from its prompt",
-    "acp": "ACP has no common way to resume an agent's interrupted turn (session/load is optional and replays "
-           "history only), so the turn would be re-run from its prompt",
+    "codex": "its adapter continues a suspended turn from a Codex thread (thread/resume), but rebuilding a turn "
+             "whose app-server died uncontrolled (its open calls, read back from the thread kept in CODEX_HOME) "
+             "is not implemented in harness-dbos, so a recovered turn would send its prompt again",
+    "pi": "its adapter continues a suspended turn from pi's session file, but rebuilding a turn whose pi process "
+          "died uncontrolled (its open calls, read back from the session file) is not implemented in "
+          "harness-dbos, so a recovered turn would send its prompt again",
+    "acp": "ACP has no common way to resume an agent's interrupted turn (session/load is optional and the "
+           "agent process holds the pending request), so a recovered turn would send its prompt again",
 }
 """Why each runtime harness without resume support is refused."""
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import hashlib
 from collections.abc import Callable, Mapping
 from typing import Any, Final
 
@@ -128,9 +129,10 @@ class RuntimeTurn:
                      answers: dict[str, Any] | None, pause: dict[str, Any] | None) -> dict[str, Any]:
         workflow_id = runtime.workflow_id
         live = self._live.get(workflow_id)
+        if not await anyio.to_thread.run_sync(runtime.claims.claim, _attempt_key(workflow_id, first), workflow_id):
+            first = await _published(workflow_id, first)  # an earlier attempt at this slice published some parts
         try:
             if live is None:
-                first = await _published(workflow_id, first)
                 live, result = await self._open(runtime, request, answers, pause)
                 self._live[workflow_id] = live
             else:
@@ -215,6 +217,11 @@ class RuntimeTurn:
             live.poller.cancel()
         with anyio.CancelScope(shield=True):
             await live.session.destroy()
+
+
+def _attempt_key(workflow_id: str, first: int) -> str:
+    """The claim of the first attempt at a slice starting at part ``first``."""
+    return hashlib.sha256(f"harness-dbos/runtime-slice\0{workflow_id}\0{first}".encode()).hexdigest()
 
 
 def _output(outcome: Outcome) -> ToolOutput:

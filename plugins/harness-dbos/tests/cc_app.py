@@ -4,12 +4,15 @@ Settings come from the environment (set by the tests): ``APP_MODEL_URL`` (the sc
 model server, Anthropic wire), ``APP_HOME`` / ``APP_CONFIG_DIR`` (the CLI's isolated
 ``HOME`` and ``CLAUDE_CONFIG_DIR``, shared by every worker: the transcripts live there),
 ``APP_EFFECTS`` (the side-effect file each ``record`` execution appends a line to),
-``APP_APPROVAL`` (``user-approval`` makes ``record`` ask first).
+``APP_APPROVAL`` (``user-approval`` makes ``record`` ask first), ``APP_TOOL_SLEEP`` (seconds
+``record`` sleeps after its side effect when its text is in the comma-separated
+``APP_SLOW_TEXTS``).
 """
 
 from __future__ import annotations
 
 import os
+import time
 from typing import Any
 
 import harness_dbos
@@ -23,6 +26,8 @@ def _record(input: dict[str, Any], ctx: Any) -> str:
         effects.write(f"{input['text']} pid={os.getpid()}\n")
         effects.flush()
         os.fsync(effects.fileno())
+    if input["text"] in os.environ.get("APP_SLOW_TEXTS", "").split(","):
+        time.sleep(float(os.environ.get("APP_TOOL_SLEEP", "0")))
     return f"recorded {input['text']}"
 
 

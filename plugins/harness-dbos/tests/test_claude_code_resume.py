@@ -62,6 +62,15 @@ def cc(make_workers, tmp_path):
     return Helper()
 
 
+def _parts(database_url: str, workflow_id: str) -> list[dict]:
+    async def main() -> list[dict]:
+        with harness_dbos.DurableClient(database_url) as client:
+            with anyio.fail_after(TIMEOUT):
+                return [part async for part in client.parts(workflow_id)]
+
+    return anyio.run(main)
+
+
 def _status(database_url: str, workflow_id: str) -> dict | None:
     async def main() -> dict | None:
         try:
@@ -152,3 +161,27 @@ def test_killed_while_waiting_for_approval_resumes_on_another_worker(cc, workflo
         # it with one request (the request that asked for the tool was not sent again).
         assert server.model_calls == 2
         assert server.last_tool_result() == "recorded approved"
+        parts = _parts(workers.database_url, workflow_id)
+        types = [part["type"] for part in parts]
+        assert types.count("tool-approval-request") == 1 and types.count("tool-result") == 1
+        assert types.index("tool-approval-request") < types.index("tool-result")
+        assert types[-1] == "finish"
+
+
+def test_killed_during_a_host_tool_never_runs_it_again(cc, workflow_id):
+    script = [ModelTurn("Recording.", tool_calls=[ToolCallSpec(RECORD, {"text": "slow"})]), "Done."]
+    with ScriptedModelServer(script) as server:
+        workers, first = cc.start(server, workflow_id, "record a note", APP_SLOW_TEXTS="slow", APP_TOOL_SLEEP="60")
+        wait_until(lambda: workers.effects_lines(), "the host tool's side effect")
+        cc.kill(first)
+
+        cc.recover(workers)
+        result = turn_result(workers.database_url, workflow_id)
+
+        assert result["finish_reason"] == "stop", result
+        assert result["text"] == "Done."
+        assert len(workers.effects_lines()) == 1  # exactly once, by the killed worker
+        # The interrupted call was answered in the transcript with the error saying so; the
+        # resumed CLI sent the interrupted turn's next request with it.
+        assert server.model_calls == 2
+        assert "not run again" in (server.last_tool_result() or "")

@@ -140,3 +140,14 @@ async def test_a_prompt_that_is_not_text_is_refused_before_a_turn_is_recorded(pr
     durable = harness_dbos.DurableAgent(agent, name=f"bad-prompt-{abs(hash(repr(prompt)))}", allow_unrecorded_runtime=True)
     with pytest.raises(TypeError, match="start_turn\\(\\) takes the prompt as a non-empty string"):
         await durable.start_turn(prompt, session_id="s")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("harness", ["codex", "pi", "acp"])
+def test_runtimes_without_resume_support_are_refused_with_the_reason(harness: str) -> None:
+    from harness_dbos.resumers import NOT_RESUMABLE
+
+    agent = HarnessAgent(harness=harness)
+    with pytest.raises(HarnessConfigurationError, match="cannot be made durable") as refused:
+        harness_dbos.DurableAgent(agent, name=f"refused-{harness}")
+    assert NOT_RESUMABLE[harness] in str(refused.value)
+    assert "allow_unrecorded_runtime=True" in str(refused.value)
