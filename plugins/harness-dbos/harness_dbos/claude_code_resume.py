@@ -18,8 +18,9 @@ docs/claude-code.md):
   answer delivered to the workflow answers it;
 * a built-in Claude Code ran or was about to run is left to Claude Code.
 
-This module reads only public names of ``harness_claude_code`` (``HOST_SERVER``,
-``ClaudeCodeSettings``) and the transcript.
+Plugins never import each other: this module reads the adapter's public ``settings``
+(``config_dir``, ``home``, ``env``), the session's ``claude_session_id`` and ``cwd``
+(documented attributes of the Claude Code adapter session) and the transcript.
 """
 
 from __future__ import annotations
@@ -34,7 +35,11 @@ from harness_core import HarnessAgent, HarnessConfigurationError, HarnessSession
 
 from .tool_step import INTERRUPTED
 
-__all__ = ["NOT_STARTED", "ClaudeCodeResume"]
+__all__ = ["HOST_PREFIX", "NOT_STARTED", "ClaudeCodeResume"]
+
+HOST_PREFIX = "mcp__harness__"
+"""How Claude Code names host tools: the adapter serves them from its in-process MCP server
+``harness`` (docs/claude-code.md, "Host tools")."""
 
 NOT_STARTED = (
     "Error: the worker running this turn stopped before this tool call started; it was not run. "
@@ -56,24 +61,25 @@ class ClaudeCodeResume:
     harness_id = "claude-code"
 
     def __init__(self, agent: HarnessAgent) -> None:
-        from harness_claude_code import HOST_SERVER, ClaudeCodeSettings
-
-        settings = getattr(agent.adapter, "settings", None)
-        if not isinstance(settings, ClaudeCodeSettings):
-            raise HarnessConfigurationError("DurableAgent: the claude-code agent's adapter has no ClaudeCodeSettings")
-        self._settings = settings
-        self._host_prefix = f"mcp__{HOST_SERVER}__"
+        settings: Any = getattr(agent.adapter, "settings", None)
+        if not all(hasattr(settings, name) for name in ("config_dir", "home", "env")):
+            raise HarnessConfigurationError(
+                "DurableAgent: the claude-code agent's adapter has no settings with config_dir, home and env "
+                "(harness_claude_code.claude_code(...)); its transcripts cannot be found")
+        self._config_dir: Path | None = settings.config_dir
+        self._home: Path | None = settings.home
+        self._env: Mapping[str, str] = settings.env
+        self._host_prefix = HOST_PREFIX
 
     @property
     def config_dir(self) -> Path:
         """Where the CLI keeps its transcripts (the same rule as the adapter's: the
         ``env`` setting, ``config_dir``, ``$CLAUDE_CONFIG_DIR``, else ``<HOME>/.claude``)."""
-        settings = self._settings
-        configured = settings.env.get("CLAUDE_CONFIG_DIR") or (
-            str(settings.config_dir) if settings.config_dir is not None else os.environ.get("CLAUDE_CONFIG_DIR"))
+        configured = self._env.get("CLAUDE_CONFIG_DIR") or (
+            str(self._config_dir) if self._config_dir is not None else os.environ.get("CLAUDE_CONFIG_DIR"))
         if configured:
             return Path(configured).expanduser()
-        home = settings.env.get("HOME") or (str(settings.home) if settings.home is not None else None) \
+        home = self._env.get("HOME") or (str(self._home) if self._home is not None else None) \
             or os.environ.get("HOME") or str(Path.home())
         return Path(home) / ".claude"
 

@@ -176,7 +176,8 @@ class RuntimeTurn:
                                              outcomes=outcomes, started=started)
         if built is not None:
             state, results = built
-            session = await self._agent.create_session(session_id=session_id, sandbox=sandbox, continue_from=state)
+            session = await self._agent.create_session(session_id=session_id, sandbox=sandbox,
+                                                       continue_from=self._signed(state))
             approvals = [a for a in (answers or {}).get("approval_responses") or ()
                          if (a.get("approval_id") or a.get("approvalId")) in session.pending_approvals]
             results += [r for r in (answers or {}).get("tool_results") or ()
@@ -185,12 +186,18 @@ class RuntimeTurn:
                                                  tool_result_continuations=results)
             return _Live(session), result
         if self._resumer.holds_prompt(recorded["claude_session_id"], request["prompt"]):
-            resume = self._resumer.resume_state(session_id=session_id, runtime=recorded)
+            resume = self._signed(self._resumer.resume_state(session_id=session_id, runtime=recorded))
             session = await self._agent.create_session(session_id=session_id, sandbox=sandbox, resume_from=resume)
             return _Live(session), self._agent.stream(session=session, prompt=CONTINUE_PROMPT)
         session = await self._agent.create_session(session_id=session_id, sandbox=sandbox,
                                                    resume_from=request.get("resume_from"))
         return _Live(session), self._agent.stream(session=session, prompt=request["prompt"])
+
+    def _signed(self, state: dict[str, Any]) -> dict[str, Any]:
+        """``state`` signed with the agent's ``state_secret``, if it has one (the state is
+        built here from the records and the transcript, not returned by the agent)."""
+        signer = self._agent.config.state_signer
+        return signer.sign(state) if signer is not None else state
 
     def _watch(self, runtime: TurnRuntime, session: HarnessSession) -> _Live:
         """Record the runtime's session id as soon as it reports it (polled every 20 ms)."""

@@ -21,7 +21,13 @@ import harness_dbos
 import pytest
 from dbos_helpers import HERE, TIMEOUT, turn_result, wait_until
 
-from harness_core.testing import Fault, ModelTurn, ScriptedModelServer, ToolCallSpec, make_isolated_home
+from harness_core.testing import (
+    Fault,
+    ModelTurn,
+    ScriptedModelServer,
+    ToolCallSpec,
+    make_isolated_home,
+)
 
 pytestmark = pytest.mark.requires_runtime("claude-code")
 
@@ -135,7 +141,9 @@ def test_killed_after_a_host_tool_ran_resumes_the_transcript_without_running_it_
 def test_killed_while_waiting_for_approval_resumes_on_another_worker(cc, workflow_id):
     script = [ModelTurn("Asking.", tool_calls=[ToolCallSpec(RECORD, {"text": "approved"})]), "Done."]
     with ScriptedModelServer(script) as server:
-        workers, first = cc.start(server, workflow_id, "record after approval", APP_APPROVAL="user-approval")
+        # With a state_secret: the state the recovery builds is signed like the agent's own.
+        workers, first = cc.start(server, workflow_id, "record after approval", APP_APPROVAL="user-approval",
+                                  APP_STATE_SECRET="a-secret-of-sixteen-bytes-or-more")
         wait_until(lambda: (_status(workers.database_url, workflow_id) or {}).get("state") == "awaiting-approval",
                    "the approval wait")
         cc.kill(first)
@@ -185,3 +193,33 @@ def test_killed_during_a_host_tool_never_runs_it_again(cc, workflow_id):
         # resumed CLI sent the interrupted turn's next request with it.
         assert server.model_calls == 2
         assert "not run again" in (server.last_tool_result() or "")
+
+
+def test_killed_while_a_builtin_waits_for_approval_reruns_the_interrupted_request(cc, workflow_id, tmp_path):
+    # Only Claude Code can run its built-ins: after the crash, the approved Write cannot be
+    # written into the transcript as a result, so the resumed CLI sends the interrupted
+    # request again and its repeat of the call (same id and input) runs without asking.
+    target = (tmp_path / "workspace").resolve() / "hello.txt"  # the workers' workspace
+    script = [ModelTurn("Writing.", tool_calls=[ToolCallSpec("Write", {"file_path": str(target), "content": "hi\n"})]),
+              "Done."]
+    with ScriptedModelServer(script) as server:
+        workers, first = cc.start(server, workflow_id, "write hello.txt", APP_PERMISSION="allow-reads")
+        wait_until(lambda: (_status(workers.database_url, workflow_id) or {}).get("state") == "awaiting-approval",
+                   "the approval wait")
+        cc.kill(first)
+        ((approval_id, pending),) = _status(workers.database_url, workflow_id)["pending_approvals"].items()
+        assert pending["kind"] == "builtin" and pending["tool_name"] == "write"
+
+        async def approve() -> None:
+            with harness_dbos.DurableClient(workers.database_url) as client:
+                await client.answer(workflow_id, approval_responses=[{"approval_id": approval_id, "approved": True}])
+
+        anyio.run(approve)
+        assert not target.exists()
+        cc.recover(workers, APP_PERMISSION="allow-reads")
+        result = turn_result(workers.database_url, workflow_id)
+
+        assert result["finish_reason"] == "stop", result
+        assert target.read_text() == "hi\n"
+        assert server.model_calls == 3  # the request that asked for the Write was sent again
+        assert result["text"].endswith("Done.")
