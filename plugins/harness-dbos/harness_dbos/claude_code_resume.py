@@ -113,9 +113,9 @@ class ClaudeCodeResume:
                     calls.pop(str(block.get("tool_use_id")), None)
         return calls
 
-    def holds_prompt(self, claude_session_id: str, prompt: str) -> bool:
+    def holds_prompt(self, runtime: Mapping[str, Any], prompt: str) -> bool:
         """Whether the transcript's last user prompt (not a tool result) is ``prompt``."""
-        path = self.transcript(claude_session_id)
+        path = self.transcript(runtime["claude_session_id"])
         last: str | None = None
         for entry in _entries(path) if path is not None else []:
             if entry.get("type") != "user" or entry.get("isSidechain"):

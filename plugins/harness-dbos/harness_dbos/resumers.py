@@ -2,8 +2,10 @@
 
 * ``builtin``: every model request and host tool is a positional DBOS step
   (:class:`~harness_dbos.DurableAgent` itself);
-* ``claude-code``: a runtime with its own process, resumed from its own transcript after a
-  crash (:mod:`harness_dbos.runtime_turn`, :mod:`harness_dbos.claude_code_resume`);
+* ``claude-code`` and ``codex``: runtimes with their own process, resumed after a crash
+  from their own persisted session (:mod:`harness_dbos.runtime_turn`; Claude Code's
+  transcript, :mod:`harness_dbos.claude_code_resume`; Codex's thread rollout,
+  :mod:`harness_dbos.codex_resume`);
 * every other harness is refused (fail closed) with the reason it cannot be resumed,
   unless ``allow_unrecorded_runtime=True`` accepts re-running its prompt.
 """
@@ -21,9 +23,6 @@ from .runtime_turn import RuntimeTurn
 __all__ = ["NOT_RESUMABLE", "runtime_turn"]
 
 NOT_RESUMABLE: Final = {
-    "codex": "its adapter continues a suspended turn from a Codex thread (thread/resume), but rebuilding a turn "
-             "whose app-server died uncontrolled (its open calls, read back from the thread kept in CODEX_HOME) "
-             "is not implemented in harness-dbos, so a recovered turn would send its prompt again",
     "pi": "its adapter continues a suspended turn from pi's session file, but rebuilding a turn whose pi process "
           "died uncontrolled (its open calls, read back from the session file) is not implemented in "
           "harness-dbos, so a recovered turn would send its prompt again",
@@ -36,10 +35,12 @@ NOT_RESUMABLE: Final = {
 def runtime_turn(agent: HarnessAgent, *, claims: Callable[[], ContinuationStore], records: Callable[[], RuntimeRecords],
                  answer_wait: float, publish_interval: float, allow_unrecorded_runtime: bool) -> RuntimeTurn | None:
     """The runtime-turn driver for ``agent``: ``None`` for the built-in harness (and for a
-    harness accepted with ``allow_unrecorded_runtime``), a :class:`RuntimeTurn` for Claude Code.
+    harness accepted with ``allow_unrecorded_runtime``), a :class:`RuntimeTurn` for Claude Code
+    and Codex.
 
     Raises:
-        HarnessConfigurationError: another harness without ``allow_unrecorded_runtime``.
+        HarnessConfigurationError: another harness without ``allow_unrecorded_runtime``; a
+            Codex adapter without a durable ``codex_home`` / ``home``.
     """
     harness_id = agent.harness_id
     if harness_id == "builtin":
@@ -48,6 +49,11 @@ def runtime_turn(agent: HarnessAgent, *, claims: Callable[[], ContinuationStore]
         from .claude_code_resume import ClaudeCodeResume
 
         return RuntimeTurn(agent, ClaudeCodeResume(agent), claims=claims, records=records,
+                           answer_wait=answer_wait, publish_interval=publish_interval)
+    if harness_id == "codex":
+        from .codex_resume import CodexResume
+
+        return RuntimeTurn(agent, CodexResume(agent), claims=claims, records=records,
                            answer_wait=answer_wait, publish_interval=publish_interval)
     if allow_unrecorded_runtime:
         return None

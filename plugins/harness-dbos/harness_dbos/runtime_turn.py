@@ -40,9 +40,9 @@ from harness_core import (
 
 from ._context import TurnRuntime, current_turn
 from ._recorded import Outcome, run_recorded_step
-from .claude_code_resume import ClaudeCodeResume
 from .messages import ANSWERS_TOPIC, STATUS_EVENT
 from .publish import PARTS_STREAM, publish_slice
+from .resumer import RuntimeResumer
 from .runtime_records import RuntimeRecords, record_key
 from .runtime_tool import RESULT, STARTED
 
@@ -73,7 +73,7 @@ class RuntimeTurn:
         answer_wait / publish_interval: as for :class:`~harness_dbos.DurableAgent`.
     """
 
-    def __init__(self, agent: HarnessAgent, resumer: ClaudeCodeResume, *, claims: Callable[[], ContinuationStore],
+    def __init__(self, agent: HarnessAgent, resumer: RuntimeResumer, *, claims: Callable[[], ContinuationStore],
                  records: Callable[[], RuntimeRecords], answer_wait: float, publish_interval: float) -> None:
         self._agent = agent
         self._resumer = resumer
@@ -185,7 +185,7 @@ class RuntimeTurn:
             result = self._agent.continue_stream(session=session, approval_responses=approvals,
                                                  tool_result_continuations=results)
             return _Live(session), result
-        if self._resumer.holds_prompt(recorded["claude_session_id"], request["prompt"]):
+        if self._resumer.holds_prompt(recorded, request["prompt"]):
             resume = self._signed(self._resumer.resume_state(session_id=session_id, runtime=recorded))
             session = await self._agent.create_session(session_id=session_id, sandbox=sandbox, resume_from=resume)
             return _Live(session), self._agent.stream(session=session, prompt=CONTINUE_PROMPT)

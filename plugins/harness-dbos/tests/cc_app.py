@@ -13,31 +13,12 @@ permission mode, default ``allow-all``), ``APP_STATE_SECRET`` (the agent's ``sta
 from __future__ import annotations
 
 import os
-import time
-from typing import Any
 
 import harness_dbos
 from harness_claude_code import claude_code
+from record_tool import record
 
-from harness_core import HarnessAgent, define_harness_tool
-
-
-def _record(input: dict[str, Any], ctx: Any) -> str:
-    with open(os.environ["APP_EFFECTS"], "a", encoding="utf-8") as effects:
-        effects.write(f"{input['text']} pid={os.getpid()}\n")
-        effects.flush()
-        os.fsync(effects.fileno())
-    if input["text"] in os.environ.get("APP_SLOW_TEXTS", "").split(","):
-        time.sleep(float(os.environ.get("APP_TOOL_SLEEP", "0")))
-    return f"recorded {input['text']}"
-
-
-record = define_harness_tool(
-    name="record",
-    description="Record a note (a side effect).",
-    input={"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"]},
-    execute=_record,
-)
+from harness_core import HarnessAgent
 
 
 def build_agent() -> HarnessAgent:

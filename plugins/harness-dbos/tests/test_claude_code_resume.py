@@ -10,8 +10,6 @@ side-effect file, one line per execution with the executing process's pid.
 
 from __future__ import annotations
 
-import os
-import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -20,6 +18,7 @@ import anyio
 import harness_dbos
 import pytest
 from dbos_helpers import HERE, TIMEOUT, turn_result, wait_until
+from process_tree import kill_tree
 
 from harness_core.testing import (
     Fault,
@@ -59,8 +58,7 @@ def cc(make_workers, tmp_path):
 
         def kill(self, process):
             """SIGKILL the worker and everything it started (the CLI dies with it)."""
-            os.killpg(process.pid, signal.SIGKILL)
-            process.wait(timeout=30)
+            kill_tree(process)
 
         def recover(self, workers, **extra):
             return workers.spawn(sys.executable, "-m", "harness_core.cli", "worker", "--app", "cc_app", **extra)
