@@ -2,10 +2,10 @@
 
 * ``builtin``: every model request and host tool is a positional DBOS step
   (:class:`~harness_dbos.DurableAgent` itself);
-* ``claude-code`` and ``codex``: runtimes with their own process, resumed after a crash
-  from their own persisted session (:mod:`harness_dbos.runtime_turn`; Claude Code's
+* ``claude-code``, ``codex`` and ``pi``: runtimes with their own process, resumed after a
+  crash from their own persisted session (:mod:`harness_dbos.runtime_turn`; Claude Code's
   transcript, :mod:`harness_dbos.claude_code_resume`; Codex's thread rollout,
-  :mod:`harness_dbos.codex_resume`);
+  :mod:`harness_dbos.codex_resume`; pi's session file, :mod:`harness_dbos.pi_resume`);
 * every other harness is refused (fail closed) with the reason it cannot be resumed,
   unless ``allow_unrecorded_runtime=True`` accepts re-running its prompt.
 """
@@ -23,9 +23,6 @@ from .runtime_turn import RuntimeTurn
 __all__ = ["NOT_RESUMABLE", "runtime_turn"]
 
 NOT_RESUMABLE: Final = {
-    "pi": "its adapter continues a suspended turn from pi's session file, but rebuilding a turn whose pi process "
-          "died uncontrolled (its open calls, read back from the session file) is not implemented in "
-          "harness-dbos, so a recovered turn would send its prompt again",
     "acp": "ACP has no common way to resume an agent's interrupted turn (session/load is optional and the "
            "agent process holds the pending request), so a recovered turn would send its prompt again",
 }
@@ -35,8 +32,8 @@ NOT_RESUMABLE: Final = {
 def runtime_turn(agent: HarnessAgent, *, claims: Callable[[], ContinuationStore], records: Callable[[], RuntimeRecords],
                  answer_wait: float, publish_interval: float, allow_unrecorded_runtime: bool) -> RuntimeTurn | None:
     """The runtime-turn driver for ``agent``: ``None`` for the built-in harness (and for a
-    harness accepted with ``allow_unrecorded_runtime``), a :class:`RuntimeTurn` for Claude Code
-    and Codex.
+    harness accepted with ``allow_unrecorded_runtime``), a :class:`RuntimeTurn` for Claude Code,
+    Codex and pi.
 
     Raises:
         HarnessConfigurationError: another harness without ``allow_unrecorded_runtime``; a
@@ -54,6 +51,11 @@ def runtime_turn(agent: HarnessAgent, *, claims: Callable[[], ContinuationStore]
         from .codex_resume import CodexResume
 
         return RuntimeTurn(agent, CodexResume(agent), claims=claims, records=records,
+                           answer_wait=answer_wait, publish_interval=publish_interval)
+    if harness_id == "pi":
+        from .pi_resume import PiResume
+
+        return RuntimeTurn(agent, PiResume(agent), claims=claims, records=records,
                            answer_wait=answer_wait, publish_interval=publish_interval)
     if allow_unrecorded_runtime:
         return None

@@ -142,7 +142,7 @@ async def test_a_prompt_that_is_not_text_is_refused_before_a_turn_is_recorded(pr
         await durable.start_turn(prompt, session_id="s")  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize("harness", ["pi", "acp"])
+@pytest.mark.parametrize("harness", ["acp"])
 def test_runtimes_without_resume_support_are_refused_with_the_reason(harness: str) -> None:
     from harness_dbos.resumers import NOT_RESUMABLE
 

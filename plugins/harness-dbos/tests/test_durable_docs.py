@@ -22,7 +22,8 @@ def _rows() -> dict[str, tuple[str, str]]:
 
 def test_the_durable_harness_table_matches_the_code() -> None:
     rows = _rows()
-    assert set(rows) == {"builtin", "claude-code", "codex", *NOT_RESUMABLE}
-    assert rows["builtin"][0] == rows["claude-code"][0] == rows["codex"][0] == "yes"
+    resumed = {"builtin", "claude-code", "codex", "pi"}
+    assert set(rows) == {*resumed, *NOT_RESUMABLE}
+    assert {rows[harness][0] for harness in resumed} == {"yes"}
     for harness, reason in NOT_RESUMABLE.items():
         assert rows[harness] == ("no", reason), harness
