@@ -221,3 +221,29 @@ def test_killed_while_a_builtin_waits_for_approval_reruns_the_interrupted_reques
         assert target.read_text() == "hi\n"
         assert server.model_calls == 3  # the request that asked for the Write was sent again
         assert result["text"].endswith("Done.")
+
+
+def test_without_a_crash_an_approval_continues_the_live_cli(cc, workflow_id):
+    # The paused CLI stays alive in its worker between two slices: the answer reaches it
+    # directly (lossless, no resume, no repeated request).
+    script = [ModelTurn("Asking.", tool_calls=[ToolCallSpec(RECORD, {"text": "live"})]), "Done."]
+    with ScriptedModelServer(script) as server:
+        workers, first = cc.start(server, workflow_id, "record after approval", APP_APPROVAL="user-approval")
+        wait_until(lambda: (_status(workers.database_url, workflow_id) or {}).get("state") == "awaiting-approval",
+                   "the approval wait")
+        (approval_id,) = _status(workers.database_url, workflow_id)["pending_approvals"]
+
+        async def approve() -> None:
+            with harness_dbos.DurableClient(workers.database_url) as client:
+                await client.answer(workflow_id, approval_responses=[{"approval_id": approval_id, "approved": True}])
+
+        anyio.run(approve)
+        result = turn_result(workers.database_url, workflow_id)
+
+        assert result["finish_reason"] == "stop", result
+        assert result["text"] == "Asking.Done."
+        effects = workers.effects_lines()
+        assert len(effects) == 1 and f"pid={first.pid}" in effects[0]
+        assert server.model_calls == 2
+        texts = [m.text for m in server.model_requests[-1].messages if m.role == "user"]
+        assert not any("Continue from where you left off." in text for text in texts)
