@@ -136,6 +136,7 @@ def test_killed_after_a_host_tool_ran_resumes_the_transcript_without_running_it_
         assert result["session_state"]["harness_id"] == "claude-code"
 
 
+@pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
 def test_killed_while_waiting_for_approval_resumes_on_another_worker(cc, workflow_id):
     script = [ModelTurn("Asking.", tool_calls=[ToolCallSpec(RECORD, {"text": "approved"})]), "Done."]
     with ScriptedModelServer(script) as server:
