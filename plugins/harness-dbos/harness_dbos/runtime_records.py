@@ -22,9 +22,9 @@ __all__ = ["RuntimeRecords", "record_key"]
 
 
 def record_key(workflow_id: str, kind: str, name: str = "") -> str:
-    """The key of one record: ``<workflow id>\\0<kind>\\0<name>`` (e.g. kind ``tool``,
-    name the tool call id)."""
-    return f"{workflow_id}\0{kind}\0{name}"
+    """The key of one record: ``<workflow id>\\x1f<kind>\\x1f<name>`` (e.g. kind
+    ``tool-result``, name the tool call id; U+001F, since Postgres text holds no NUL)."""
+    return f"{workflow_id}\x1f{kind}\x1f{name}"
 
 
 class RuntimeRecords:
