@@ -134,6 +134,13 @@ def test_killed_after_a_host_tool_ran_resumes_the_transcript_without_running_it_
         texts = [m.text for m in last.messages if m.role == "user"]
         assert any("Continue from where you left off." in text for text in texts), texts
         assert result["session_state"]["harness_id"] == "claude-code"
+        # The stream holds the crashed slice's parts, then the recovered slice's (the next
+        # indices: a reader sees each once, in order, to the end).
+        parts = _parts(workers.database_url, workflow_id)
+        types = [part["type"] for part in parts]
+        assert types[-1] == "finish" and "tool-call" in types
+        after_call = "".join(p.get("text", "") for p in parts[types.index("tool-call"):] if p["type"] == "text-delta")
+        assert after_call.endswith("Done.")
 
 
 @pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
