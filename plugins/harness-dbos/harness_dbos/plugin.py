@@ -36,6 +36,10 @@ def harness_execute_tool(
     runtime = current_turn.get()
     if awaitable is None or runtime is None:
         return awaitable
+    if runtime.records is not None:
+        from .runtime_tool import recorded_tool_call
+
+        return recorded_tool_call(awaitable, call, runtime)
     from .tool_step import durable_tool_call
 
     return durable_tool_call(awaitable, call, runtime)
