@@ -26,7 +26,6 @@ from ._builtins import EVALUATING_BUILTINS, code_env
 from ._fastlex import Line, Pipeline, Plain, lex
 from ._trees import TREE_READERS, mark_trees
 from ._units import (
-    DEV_SINKS,
     GLOB,
     OUTPUT_REDIRECTS,
     CommandUnit,
@@ -34,6 +33,7 @@ from ._units import (
     Opaque,
     PathAccess,
     ShellAnalysis,
+    dev_sink,
     expands,
     text_suffixes,
     union,
@@ -95,6 +95,7 @@ class _Lane:
         self.walker = walker = Walker(home)
         walker.source = source
         walker.literal_ok = not may_redefine_output(source)
+        walker.fd_reads = "<" in source
         self.units = walker.units
         self.paths = walker.paths
 
@@ -140,7 +141,7 @@ class _Lane:
         depends only on the key (pure string work, no file system)."""
         walker = self.walker
         # the words as written decide the assignments and the words after quote removal
-        key = (tuple(cmd.raws), tuple(cmd.redirects), cwds, stdin, walker.literal_ok, self.home)
+        key = (tuple(cmd.raws), tuple(cmd.redirects), cwds, stdin, walker.literal_ok, walker.fd_reads, self.home)
         hit = _CACHE.get(key)
         if hit is not None:
             self.units.extend(hit[0])
@@ -166,7 +167,7 @@ class _Lane:
                 continue  # a descriptor duplication (`2>&1`) touches no file
             assert isinstance(target, str)
             if rtype in OUTPUT_REDIRECTS:
-                if not DEV_SINKS.fullmatch(target):
+                if not dev_sink(target, self.walker.fd_reads):
                     self.paths.append(PathAccess(target, cwds, "write", f"written by `{label} {rtype} {target}`",
                                                  glob=bool(GLOB.search(target)), required=True))
                 continue

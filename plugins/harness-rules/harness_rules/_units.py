@@ -36,6 +36,7 @@ __all__ = [
     "expands",
     "GLOB",
     "DEV_SINKS",
+    "dev_sink",
     "OUTPUT_REDIRECTS",
     "PROXY_NAMES",
     "guessed_names",
@@ -69,6 +70,22 @@ WORD_SPACE: Final = "\x01"
 
 PROXY_NAMES: Final = frozenset({"http_proxy", "https_proxy", "ftp_proxy", "all_proxy", "no_proxy"})
 DEV_SINKS: Final = re.compile(r"/dev/(?:null|stdout|stderr|tty|zero|fd/\d+)")
+FD_PATHS: Final = re.compile(r"/dev/(?:stdout|stderr|fd/\d+)")
+"""The device paths that name one of the shell's open descriptors."""
+
+
+def dev_sink(path: str, fd_reads: bool) -> bool:
+    """True when writing to ``path`` touches no file (``/dev/null``, ``/dev/tty``...).
+
+    A descriptor path (``/dev/stdout``, ``/dev/stderr``, ``/dev/fd/N``) is a sink only when
+    ``fd_reads`` is False: on Linux ``/dev/fd/N`` links to the file open on ``N``, so
+    ``echo x 3<victim >/dev/fd/3`` reopens ``victim`` (opened for reading) for writing and
+    truncates it. ``fd_reads`` is True once the command line holds a ``<`` anywhere (any
+    redirection that may open a file on a descriptor for reading), failing closed.
+    """
+    return DEV_SINKS.fullmatch(path) is not None and not (fd_reads and FD_PATHS.fullmatch(path))
+
+
 OUTPUT_REDIRECTS: Final = frozenset({">", ">>", ">|", "&>", "&>>", "<>", ">&"})
 
 

@@ -137,6 +137,7 @@ class CommandWalker(RedirectReader):
     def nested_script(self, script: str, cwds: Cwds, depth: int, label: str, *, stdin: Stdin = INHERITED,
                       placeholder: str | None = None) -> None:
         nested = type(self)(self.home, stdin, self.literal_ok)
+        nested.fd_reads = self.fd_reads  # descriptors opened around the nested script stay open in it
         error = nested.script(script, cwds, depth + 1)
         if error is not None:
             self.opaque.append(textual_opaque(script, f"{label}: {error}"))

@@ -13,12 +13,12 @@ import attrs
 from ._expand import substitution_texts
 from ._fastparse import FastWord
 from ._units import (
-    DEV_SINKS,
     GLOB,
     CommandUnit,
     Cwds,
     Opaque,
     PathAccess,
+    dev_sink,
     textual_opaque,
 )
 from ._words import Word, texts
@@ -88,6 +88,7 @@ class WordReader:
         self.stdin = stdin
         self.exec_stdin: Stdin | None = None
         self.literal_ok = literal_ok
+        self.fd_reads = False  # a `<` somewhere: descriptor paths may name a file (see dev_sink)
 
 
     # walked by the subclasses (harness_rules._walker.Walker)
@@ -175,7 +176,7 @@ class WordReader:
             self.opaque.append(Opaque(word.text, f"{origin} writes to a path computed at run time", kind="path"))
             return
         path = self.tilde(word)
-        if DEV_SINKS.fullmatch(path):
+        if dev_sink(path, self.fd_reads):
             return
         self.paths.append(PathAccess(path, cwds, "write", origin, glob=bool(GLOB.search(path)), required=required))
 

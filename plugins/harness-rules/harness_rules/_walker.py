@@ -72,6 +72,8 @@ class Walker(SimpleWalker):
             return "the command holds a NUL character"
         if "GLOBIGNORE" in text:
             self.opaque.append(GLOBIGNORE_OPAQUE)
+        if "<" in text:
+            self.fd_reads = True
         if self.literal_ok and _may_redefine(text):
             self.literal_ok = _REDEFINES_OUTPUT.search(text) is None
         trees: Sequence[Any] | None = fast_parse(text)  # plain command lines, without bashlex

@@ -149,10 +149,17 @@ def corpus() -> list[Payload]:
                     "ls | xargs cat", "find . -name x | xargs wc -l", "cat /dev/fd/3", "cat /proc/self/fd/0",
                     "cat /proc/self/environ"]:
         out.append(_bash(command, "ask", "cannot be understood: asked about"))
+    # a descriptor path reopens the file open on it for writing (Linux `/dev/fd/N` links to it)
+    for command in ["echo pwned 3<.git/config >/dev/fd/3", "echo pwned 3<victim >>/dev/fd/3", "echo x <victim >/dev/fd/0",
+                    "echo x 1<.git/config >/dev/stdout", "echo x 2<victim 2>/dev/stderr", "echo x 3<victim 4>&3 >/dev/fd/4",
+                    "{ echo x >/dev/fd/3; } 3<victim", "(echo x >/dev/fd/3) 3<victim", "bash -c 'echo x >/dev/fd/3' 3<victim",
+                    "exec 3<victim; echo x >/dev/fd/3"]:
+        out.append(_bash(command, "ask", "a write through a descriptor path that may name a file opened with `<`"))
     # 6. what stays allowed
     for command in ["git status", "git status --short", "ls -la src", "cat src/a.py", "echo hello", "echo .env",
                     "git diff HEAD", "git log --oneline -5", "cat src/a.py | wc -l", "ls src && git status",
                     "echo hi > src/out.txt", "cat src/a.py > out/b.py", "git status 2>&1", "git status > /dev/null",
+                    "echo oops > /dev/stderr", "git status 2>/dev/fd/1",
                     "echo \"$(git status)\"", "true", "npm run test -- -k x", "pytest -q src", "CI=1 npm run test",
                     "LANG=C ls src", "ls src # a comment", "cd src && cat a.py", "echo ${x:-default}", "echo $x",
                     "echo \"$@\"", "echo ${#x}", "echo ${x//a/b}", "bash -c 'git status'", "nice git status",
