@@ -267,6 +267,9 @@ class ClaudeCodeSession:
             raise TurnStateError(f"claude-code session {self.session_id!r} has no suspended turn to resume")
         self._check_usable("resume a turn")
         state, self._continue = self._continue, None
+        self._plan = state.plan  # a plan-mode turn stays one when continued (the CLI restarts)
+        host_tools = tuple(t for t in self._host_tools if t.read_only) if self._plan else tuple(self._host_tools)
+        self._live_host_tools = frozenset(tool.name for tool in host_tools if tool.read_only)
         turn = self._turn = self._new_turn("continue")
         turn.restore(state.calls)
         config_dir, claude_session = config_dir_of(self._settings), state.claude_session_id
@@ -276,8 +279,8 @@ class ClaudeCodeSession:
             await turn.wait_for_answers()
             prepare_continuation(turn, config_dir_of(self._settings), state.claude_session_id)
             self.claude_session_id = state.claude_session_id
-            spec = self._spec_for(self._host_tools, self._instructions, continue_interrupted=True)
-            await self._ensure_process(self._host_tools, spec)
+            spec = self._spec_for(host_tools, self._instructions, continue_interrupted=True)
+            await self._ensure_process(host_tools, spec)
 
         turn.set_prelude(prelude)
         return turn
@@ -299,7 +302,8 @@ class ClaudeCodeSession:
             )
         if self.claude_session_id is None:
             raise TurnStateError(f"claude-code session {self.session_id!r}: Claude Code has not reported its session id yet")
-        state = ContinueState(claude_session_id=self.claude_session_id, cwd=str(self.cwd), calls=turn.pending_calls())
+        state = ContinueState(claude_session_id=self.claude_session_id, cwd=str(self.cwd), calls=turn.pending_calls(),
+                             plan=self._plan)
         await await_transcript(config_dir_of(self._settings), self.claude_session_id, list(state.calls))
         turn.suspended = True
         await self._process.kill()

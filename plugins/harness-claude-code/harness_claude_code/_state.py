@@ -122,6 +122,8 @@ class ContinueState(_Model):
     claude_session_id: str
     cwd: str
     calls: dict[str, PendingCall] = pydantic.Field(default_factory=dict)
+    plan: bool = False
+    """The turn runs in plan mode: the continued turn stays read-only (:mod:`._plan`)."""
 
 
 def _parse(model: type[_Model], data: object, what: str) -> Any:
