@@ -88,6 +88,13 @@ class RuntimeFaultSuite:
     def anyio_backend(self) -> str:
         return "asyncio"
 
+    @pytest.fixture
+    def workspace(self, tmp_path: Path) -> Path:
+        """An empty directory for the session (a subclass or conftest may override it)."""
+        path = tmp_path / "workspace"
+        path.mkdir()
+        return path
+
     @pytest.mark.anyio
     async def test_kill_while_a_host_tool_runs(self, make_fault_agent: AgentBuilder, workspace: Path) -> None:
         started, release = threading.Event(), threading.Event()
