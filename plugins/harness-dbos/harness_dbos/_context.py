@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from harness_core import ContinuationStore
+if TYPE_CHECKING:
+    from harness_core import ContinuationStore
 
 if TYPE_CHECKING:
     from .runtime_records import RuntimeRecords

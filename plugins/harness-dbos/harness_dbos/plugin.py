@@ -12,12 +12,14 @@ from __future__ import annotations
 from collections.abc import Awaitable, Generator, Sequence
 from typing import TYPE_CHECKING
 
-from harness_core import ExecutionContext, ToolCall, ToolOutput, hookimpl
+from harness_core import hookimpl
 
 from ._context import current_turn
 
 if TYPE_CHECKING:
     import click
+
+    from harness_core import ExecutionContext, ToolCall, ToolOutput
 
 __all__ = ["PLUGIN_NAME", "harness_cli_commands", "harness_execute_tool"]
 
