@@ -3,7 +3,7 @@
 A turn is a DBOS workflow; model requests (through :func:`durable_model`) and host-tool
 executions are recorded steps; approvals and client-side results arrive as DBOS messages;
 parts are published to a DBOS stream any process can read from any offset. See
-docs/dbos.md.
+docs/durable.md.
 """
 
 from __future__ import annotations
