@@ -65,7 +65,10 @@ async def durable_tool_call(awaitable: Awaitable[ToolOutput], call: ToolCall, ru
     async def execute() -> ToolOutput:
         nonlocal started, live
         key = _claim_key(runtime, DBOS.step_id, call, kind)
-        claimed = await anyio.to_thread.run_sync(runtime.claims.claim, key, runtime.workflow_id)
+        if getattr(runtime.claims, "claims_inline", False):  # a local SQLite insert: no thread hop
+            claimed = runtime.claims.claim(key, runtime.workflow_id)
+        else:
+            claimed = await anyio.to_thread.run_sync(runtime.claims.claim, key, runtime.workflow_id)
         if not claimed:
             return ToolOutput(INTERRUPTED, is_error=True)
         started = True
