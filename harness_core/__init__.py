@@ -1,7 +1,6 @@
 """harness-core: program coding-agent harnesses through one pluggable API.
 
-The public API is re-exported here; submodules hold one concept each (start with
-:mod:`harness_core.hookspecs`).
+The public API is re-exported here; submodules hold one concept each (start with :mod:`harness_core.hookspecs`).
 
 Names are imported on first use (PEP 562 ``__getattr__``): ``import harness_core`` loads no
 submodule, and ``from harness_core import X`` imports only the submodule defining ``X`` (and
@@ -82,6 +81,7 @@ if TYPE_CHECKING:
         settle_error,
         within_timeout,
     )
+    from harness_core.hook_contexts import BuiltinExecutionContext as BuiltinExecutionContext
     from harness_core.hook_contexts import ExecutionContext, FilterRequest, ProjectionContext
     from harness_core.hookspecs import hookimpl, hookspec
     from harness_core.mcp import (
@@ -201,7 +201,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "ToolInputError", "ToolNameConflictError", "TurnStateError"),
     "harness_core.execution": ("CallScheduler", "ToolExecutionError", "ToolTimeout",
         "execute_call", "invoke_tool", "run_tool", "settle_error", "within_timeout"),
-    "harness_core.hook_contexts": ("ExecutionContext", "FilterRequest", "ProjectionContext"),
+    "harness_core.hook_contexts": ("BuiltinExecutionContext", "ExecutionContext", "FilterRequest", "ProjectionContext"),
     "harness_core.hookspecs": ("hookimpl", "hookspec"),
     "harness_core.mcp": ("MCP_PREFIX", "McpHttpServer", "McpServerConfig", "McpStdioServer",
         "mcp_name_matches", "mcp_tool_name", "parse_mcp_servers", "split_mcp_name"),
@@ -238,7 +238,8 @@ _LAZY: dict[str, str] = {name: module for module, names in _EXPORTS.items() for 
 __all__ = [  # exactly the names of _EXPORTS (tests/core/test_startup_imports.py checks)
     "AbortPart", "Adapter", "AdapterFactory", "AdapterSession", "AdapterTurn", "AgentMode",
     "ApprovalContext", "ApprovalDecision", "ApprovalResponse", "ApprovalStatus", "AwaitingAnswers",
-    "BuiltinApprovalRequest", "BuiltinFilter", "BuiltinFilterMode", "BuiltinTool",
+    "BuiltinApprovalRequest", "BuiltinExecutionContext", "BuiltinFilter", "BuiltinFilterMode",
+    "BuiltinTool",
     "COMPACTION_TOOL", "CallScheduler", "Capability", "CapabilitySupport", "CommandResult",
     "ConfinedLaunch", "ContinuationReplayError", "ContinuationStore", "EachAnswerTurn", "ErrorPart",
     "ExecutionContext", "FILE_CHANGE_TOOL", "FilterRequest", "FinishPart", "FinishReason",

@@ -54,7 +54,7 @@ import anyio.to_thread
 from anyio.lowlevel import RunVar
 
 from harness_core.errors import HarnessError
-from harness_core.hook_contexts import ExecutionContext
+from harness_core.hook_contexts import BuiltinExecutionContext, ExecutionContext
 from harness_core.hookspecs import hookimpl
 from harness_core.tools.definition import HarnessTool, ToolCall, ToolContext
 from harness_core.tools.output import ToolOutput, normalize_output
@@ -282,13 +282,18 @@ async def run_tool(call: ToolCall, context: ExecutionContext) -> ToolOutput:
 
 
 class DefaultExecutor:
-    """The ``default-executor`` plugin (``trylast``): runs ``tool.execute`` with :func:`execute_call`."""
+    """The ``default-executor`` plugin (``trylast``): runs ``tool.execute`` with
+    :func:`execute_call`, and a runtime's in-process built-in with ``context.execute()``."""
 
     @hookimpl(trylast=True)
     def harness_execute_tool(self, call: ToolCall, context: ExecutionContext) -> Awaitable[ToolOutput] | None:
         if context.tool.execute is None:
             return None
         return execute_call(call, context)
+
+    @hookimpl(trylast=True)
+    def harness_execute_builtin(self, context: BuiltinExecutionContext) -> Awaitable[ToolOutput]:
+        return context.execute()
 
 
 class _Slot:

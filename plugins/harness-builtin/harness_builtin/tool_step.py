@@ -18,12 +18,19 @@ from typing import Any
 
 import anyio
 
-from harness_core import AwaitingAnswers, FinishStepPart, ToolContext, ToolOutput
+from harness_core import (
+    AwaitingAnswers,
+    BuiltinExecutionContext,
+    FinishStepPart,
+    ToolCall,
+    ToolContext,
+    ToolOutput,
+)
 
 from .call_parts import announce, result_parts
 from .environment import HARNESS_ID, TurnEnvironment
 from .execution import ScheduledCall, execute_builtin, run_batch
-from .file_changes import diff, snapshot
+from .file_changes import ChangedFilesOutput, diff, snapshot
 from .live import LiveConversation
 from .offer import ToolOffer
 from .rich_results import record_output
@@ -117,15 +124,38 @@ class ToolStep:
             record_output(call, output, self._env.client)
 
     def _runner(self, call: CallState) -> Callable[[], Awaitable[ToolOutput]]:
+        """The call's run: its execution through the core's ``harness_execute_builtin``
+        hook (a wrapper may record it, or replay a recorded output without executing),
+        then what the output tells the call (file changes, an MCP tool's value)."""
+        env = self._env
+        execute = self._execution(call)
+        hook = env.execute_builtin
+        is_mcp = self._offer.mcp is not None and self._offer.is_mcp(call.name)
+
+        async def run() -> ToolOutput:
+            if hook is None:
+                output = await execute()
+            else:
+                request = ToolCall(tool_call_id=call.call_id, tool_name=call.name, input=dict(call.arguments),
+                                   provider_executed=True)
+                output = await hook(request, BuiltinExecutionContext(
+                    harness_id=HARNESS_ID, session_id=env.session_id, execute=execute))
+            if isinstance(output, ChangedFilesOutput):
+                call.changes = [dict(change) for change in output.changes]
+            if is_mcp:
+                call.output = output.value
+            return output
+
+        return run
+
+    def _execution(self, call: CallState) -> Callable[[], Awaitable[ToolOutput]]:
         env = self._env
         mcp = self._offer.mcp
         if mcp is not None and self._offer.is_mcp(call.name):
             deadline = env.limits.call_deadline
 
             async def run_mcp() -> ToolOutput:
-                output = await mcp.call(call.name, dict(call.arguments), timeout=deadline)
-                call.output = output.value
-                return output
+                return await mcp.call(call.name, dict(call.arguments), timeout=deadline)
 
             return run_mcp
         tool = self._offer.tools[call.name]
@@ -145,9 +175,11 @@ class ToolStep:
             output = await execute_builtin(
                 tool, value, context, deadline=env.limits.call_deadline, on_error=env.limits.on_error,
             )
-            if before is not None:
-                after = await anyio.to_thread.run_sync(snapshot, root)
-                call.changes = [change.to_json() for change in diff(before, after)]
-            return output
+            if before is None:
+                return output
+            after = await anyio.to_thread.run_sync(snapshot, root)
+            changes = tuple(change.to_json() for change in diff(before, after))
+            return ChangedFilesOutput(output.content, output.is_error, output.value, exception=output.exception,
+                                      changes=changes)
 
         return run

@@ -3,7 +3,7 @@
 A turn is a DBOS workflow; model requests (through :func:`durable_model`) and host-tool
 executions are recorded steps; approvals and client-side results arrive as DBOS messages;
 parts are published to a DBOS stream any process can read from any offset. See
-docs/dbos.md. Claude Code, Codex and pi turns (runtimes with their own process) run as
+docs/durable.md. Claude Code, Codex and pi turns (runtimes with their own process) run as
 slices and are resumed from the runtime's own session after a crash
 (:mod:`harness_dbos.runtime_turn`, docs/durable-runtimes.md).
 """
