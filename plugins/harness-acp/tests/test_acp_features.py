@@ -58,9 +58,16 @@ def _stop_script(agent: str) -> list[Any]:
     ]
 
 
+def test_codex_acp_refuses_stop_conditions_with_the_reason(codex_acp: Any) -> None:
+    """codex-acp 0.16 reports some calls' completion after the next step's calls, so its step
+    boundaries cannot be inferred reliably: refused at construction (fail closed)."""
+    with ScriptedModelServer(["unused"], formats=["responses"]) as server:
+        with pytest.raises(HarnessCapabilityUnsupportedError, match="completion only after the next model"):
+            HarnessAgent(harness=codex_acp(server), include_plugin_tools=False, stop_when=has_tool_call("bash"))
+
+
 @pytest.mark.anyio
 @pytest.mark.parametrize("agent", [
-    pytest.param("codex-acp", marks=pytest.mark.requires_runtime("codex-acp", "acp")),
     pytest.param("pi-acp", marks=pytest.mark.requires_runtime("pi-acp", "pi", "acp")),
 ])
 async def test_stop_when_suspends_between_steps_and_continues(agent: str, request: pytest.FixtureRequest,
