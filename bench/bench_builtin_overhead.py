@@ -14,7 +14,8 @@ One scripted conversation runs through two stacks, in one process, in paired run
 
 The conversation: ``STEPS`` model responses with ``CALLS`` calls each to a trivial read-only
 tool (``echo``: returns its input; the same function in both stacks), then a final text
-answer. Shapes (steps x calls): 40x1, 100x10, 1000x1. Timed with ``time.process_time`` (CPU of
+answer. Both models report usage on every response (10 in, 5 out), and the scripted
+client streams the arguments as the JSON text it was given (a model client receives text). Shapes (steps x calls): 40x1, 100x10, 1000x1. Timed with ``time.process_time`` (CPU of
 this process; both stacks are single-process and CPU-bound, so this is their wall time minus
 the machine's load). A pair = one harness run then one pydantic-ai run of the same shape; the
 figure per stack is the median over the pairs of CPU µs per tool call, and the ratio is the
@@ -27,6 +28,7 @@ median of the per-pair ratios ``harness / pydantic-ai``. Goal: ≤ 0.33 at 40x1 
 from __future__ import annotations
 
 import argparse
+import json
 import tempfile
 import time
 from pathlib import Path
@@ -77,9 +79,14 @@ def core_plugins() -> HarnessPluginManager:
 
 
 def _script(steps: int, calls: int) -> Script:
-    turns = [ModelTurn(tool_calls=[ToolCallSpec("echo", {"text": f"s{s}c{c}"}) for c in range(calls)])
+    # Like pydantic-ai's model below, every response reports its usage (the scripted client
+    # would otherwise estimate the input tokens itself), and the arguments are the text a
+    # model streams (a model client receives text; the test double need not encode it).
+    usage = {"input_tokens": 10, "output_tokens": 5}
+    turns = [ModelTurn(tool_calls=[ToolCallSpec("echo", json.dumps({"text": f"s{s}c{c}"})) for c in range(calls)],
+                       usage=usage)
              for s in range(steps)]
-    return Script.of(*turns, "done")
+    return Script.of(*turns, ModelTurn("done", usage=usage))
 
 
 async def run_harness(steps: int, calls: int, workspace: Path) -> float:

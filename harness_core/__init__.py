@@ -172,6 +172,7 @@ if TYPE_CHECKING:
         normalize_output,
         sanitize_text,
     )
+    from harness_core.tools.schema_check import schema_checker
     from harness_core.turn_capabilities import EachAnswerTurn
 
 _EXPORTS: dict[str, tuple[str, ...]] = {
@@ -225,6 +226,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "ToolKind", "ToolResources", "define_harness_tool"),
     "harness_core.tools.output": ("MAX_OUTPUT_CHARS", "ToolOutput", "normalize_output",
         "sanitize_text"),
+    "harness_core.tools.schema_check": ("schema_checker",),
     "harness_core.turn_capabilities": ("EachAnswerTurn",),
 }
 """Submodule -> the public names it defines (imported on first use, PEP 562)."""
@@ -375,6 +377,7 @@ __all__ = [
     "install_paths",
     "python_paths",
     "sanitize_text",
+    "schema_checker",
     "settle_error",
     "split_mcp_name",
     "step_count_is",

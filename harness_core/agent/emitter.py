@@ -23,7 +23,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from collections.abc import Callable, Mapping
 
@@ -56,6 +55,7 @@ logger = logging.getLogger("harness_core.contract")
 
 _TOOL_PARTS = (ToolCallPart, ToolResultPart, ToolErrorPart, ToolOutputDeniedPart, ToolInputStartPart)
 _LIFECYCLE = (StartPart, FinishPart, AbortPart, ErrorPart)
+_NO_USAGE = Usage()
 
 
 def is_final_result(part: Part) -> bool:
@@ -114,13 +114,13 @@ class StreamEmitter:
             self.step_open = True
             self._deferred = False
         elif isinstance(part, FinishStepPart):
-            if part.usage != Usage():
+            if part.usage != _NO_USAGE:
                 self.usage_reported = True
             self.usage = self.usage + part.usage
             if not self.step_open and self._deferred:
                 self._carry = self._carry + part.usage
                 return
-            if self._carry != Usage():
+            if self._carry != _NO_USAGE:
                 part = part.model_copy(update={"usage": part.usage + self._carry})
                 self._carry = Usage()
             if not self.step_open:
@@ -161,8 +161,10 @@ class StreamEmitter:
         shown = display_part(part, self._display_root)
         if self._on_part is not None:
             self._on_part(shown)
-        with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+        try:  # noqa: SIM105 - once per part: no contextlib.suppress object each time
             self._send.send_nowait(shown)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+            pass
 
     def normalize(self, part: Part) -> Part:
         """Harness-facing names and ``nativeToolName`` for built-in tool parts from projections."""

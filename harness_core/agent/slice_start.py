@@ -15,7 +15,6 @@ from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from typing import Any
 
 import anyio
-from anyio.streams.memory import MemoryObjectReceiveStream
 
 from harness_core.adapter import PromptRequest
 from harness_core.agent.answers import ApprovalResponse, ToolResultContinuation
@@ -204,7 +203,18 @@ async def _produce(
         tg.start_soon(drive)
         async with receive:
             try:
-                async for part in _drain(receive):
+                while True:
+                    # The buffered parts without a checkpoint each (receive_nowait), then
+                    # one receive (a checkpoint) when the buffer is empty.
+                    try:
+                        part = receive.receive_nowait()
+                    except anyio.WouldBlock:
+                        try:
+                            part = await receive.receive()
+                        except anyio.EndOfStream:
+                            break
+                    except anyio.EndOfStream:
+                        break
                     # State in step with the stream: see SessionControl.shown.
                     if isinstance(part, StartPart):
                         control.shown = TurnState.RUNNING
@@ -237,19 +247,3 @@ def _observer(watch: Callable[[Part], None], trace: TurnTrace | None) -> Callabl
         trace.observe(part)
 
     return observe
-
-
-async def _drain(receive: MemoryObjectReceiveStream[Part]) -> AsyncGenerator[Part, None]:
-    """The parts of ``receive`` until it is closed: the buffered ones without a checkpoint each
-    (``receive_nowait``), then one ``receive`` (a checkpoint) when the buffer is empty."""
-    while True:
-        try:
-            part = receive.receive_nowait()
-        except anyio.WouldBlock:
-            try:
-                part = await receive.receive()
-            except anyio.EndOfStream:
-                return
-        except anyio.EndOfStream:
-            return
-        yield part

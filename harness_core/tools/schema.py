@@ -19,8 +19,10 @@ A tool's ``input`` is either
   (``dict[str, X]``): keywords the target runtimes' tool definitions accept. Validation
   returns a model instance.
 
-Validation of JSON Schemas is delegated to :mod:`jsonschema` (Draft 2020-12); this module
-only enforces the subset and the Python pitfalls:
+Validation of JSON Schemas is delegated to :mod:`jsonschema` (Draft 2020-12), behind a
+compiled yes/no check of the subset (:mod:`harness_core.tools.schema_check`: a valid value
+is accepted without a jsonschema walk; an invalid one gets jsonschema's error list); this
+module only enforces the subset and the Python pitfalls:
 
 * booleans are not integers or numbers (``True`` fails ``{"type": "integer"}``);
 * ``enum`` and ``const`` compare JSON values, not Python values: ``True`` does not match
@@ -44,6 +46,7 @@ import pydantic
 from harness_core.errors import ToolDefinitionError, ToolInputError
 from harness_core.tools.frozen import FrozenJsonObject
 from harness_core.tools.json_values import check_json_value, parse_arguments
+from harness_core.tools.schema_check import SchemaCheck, schema_checker
 from harness_core.tools.schema_refs import RecursiveSchemaError, inline_refs
 from harness_core.tools.schema_subset import SUPPORTED_KEYWORDS, check_schema_subset
 
@@ -127,11 +130,12 @@ class ToolInputSchema:
         model: the pydantic model that validates, or ``None`` for a JSON Schema.
     """
 
-    __slots__ = ("_strict", "_validator", "json_schema", "model")
+    __slots__ = ("_check", "_strict", "_validator", "json_schema", "model")
 
     json_schema: FrozenJsonObject
     model: type[pydantic.BaseModel] | None
     _validator: Draft202012Validator | None
+    _check: SchemaCheck | None
     _strict: bool | None
 
     def __init__(self, json_schema: Mapping[str, Any], model: type[pydantic.BaseModel] | None) -> None:
@@ -140,6 +144,8 @@ class ToolInputSchema:
         set_slot(self, "json_schema", frozen)
         set_slot(self, "model", model)
         set_slot(self, "_validator", None if model is not None else _draft_2020_12()(frozen))
+        # The compiled yes/no check of the subset (schema_check.py): valid values skip jsonschema.
+        set_slot(self, "_check", None if model is not None else schema_checker(frozen))
         # Strict JSON mode unless the model chose its own strictness explicitly.
         set_slot(self, "_strict", None if model is None or "strict" in model.model_config else True)
 
@@ -178,6 +184,9 @@ class ToolInputSchema:
                 ]
                 raise ToolInputError(tool_name, problems) from None
         assert self._validator is not None
+        check = self._check
+        if check is not None and check(value):
+            return value
         errors = list(self._validator.iter_errors(value))
         if errors:
             errors.sort(key=lambda e: (e.json_path, e.message))
