@@ -1,11 +1,10 @@
 """harness-core: program coding-agent harnesses through one pluggable API.
 
 The public API is re-exported here; submodules hold one concept each (start with
-:mod:`harness_core.hookspecs`).
-
-Names are imported on first use (PEP 562 ``__getattr__``): ``import harness_core`` loads no
-submodule, and ``from harness_core import X`` imports only the submodule defining ``X`` (and
-what it needs). Type checkers and IDEs see every name through the ``TYPE_CHECKING`` imports.
+:mod:`harness_core.hookspecs`). Names are imported on first use (PEP 562 ``__getattr__``):
+``import harness_core`` loads no submodule, and ``from harness_core import X`` imports only the
+submodule defining ``X`` (and what it needs). Type checkers and IDEs see every name through
+the ``TYPE_CHECKING`` imports.
 """
 
 from __future__ import annotations
@@ -376,8 +375,7 @@ __all__ = [
     "runtime_confinement",
     "install_paths",
     "python_paths",
-    "sanitize_text",
-    "schema_checker",
+    "sanitize_text", "schema_checker",
     "settle_error",
     "split_mcp_name",
     "step_count_is",

@@ -20,12 +20,22 @@ from harness_core.parts.models import (
     FinishReason,
     FinishStepPart,
     Part,
+    RawPart,
     ReasoningDeltaPart,
+    ReasoningEndPart,
+    ReasoningStartPart,
+    StartPart,
     StartStepPart,
     TextDeltaPart,
+    TextEndPart,
+    TextStartPart,
     ToolApprovalRequestPart,
+    ToolApprovalResponsePart,
     ToolCallPart,
     ToolErrorPart,
+    ToolInputDeltaPart,
+    ToolInputEndPart,
+    ToolInputStartPart,
     ToolOutputDeniedPart,
     ToolResultPart,
     Usage,
@@ -136,6 +146,13 @@ class GenerateResult:
         return "".join(step.text for step in self.steps)
 
 
+_PASSIVE: frozenset[type[Part]] = frozenset({
+    ToolInputStartPart, ToolInputDeltaPart, ToolInputEndPart, TextStartPart, TextEndPart, ReasoningStartPart,
+    ReasoningEndPart, StartPart, ToolApprovalResponsePart, RawPart,
+})
+"""Part types (exactly) that only sit in a step's parts: no field of a result reads them."""
+
+
 def _step(index: int, parts: list[Part], tools_context: Mapping[str, Any]) -> StepResult:
     # One pass over the step's parts (a result is collected once per slice, over every part).
     texts: list[str] = []
@@ -147,6 +164,8 @@ def _step(index: int, parts: list[Part], tools_context: Mapping[str, Any]) -> St
     requests: list[ToolApprovalRequestPart] = []
     finish: FinishStepPart | None = None
     for p in parts:
+        if type(p) in _PASSIVE:
+            continue
         if isinstance(p, TextDeltaPart):
             texts.append(p.text)
         elif isinstance(p, ToolResultPart):
@@ -198,6 +217,10 @@ def collect_parts(parts: Sequence[Part], *, tools_context: Mapping[str, Any] | N
     asked: set[str] = set()
     requests: list[ToolApprovalRequestPart] = []
     for part in parts:
+        if type(part) in _PASSIVE:
+            if current is not None:
+                current.append(part)
+            continue
         if isinstance(part, StartStepPart):
             if current is not None:
                 steps.append(_step(len(steps), current, context))

@@ -49,10 +49,13 @@ def display_value(value: Any, root: str) -> Any:
         ``value`` itself when nothing in it changes; else a copy (a ``dict`` for a mapping,
         the same type for a list or tuple) with the changed strings.
     """
+    return _shown(value, root, root + os.sep)
+
+
+def _shown(value: Any, root: str, prefix: str) -> Any:
     if isinstance(value, str):
         if value == root:
             return "."
-        prefix = root + os.sep
         if prefix not in value:
             return value
         shown = _prefix_pattern(prefix).sub("", value)
@@ -60,14 +63,14 @@ def display_value(value: Any, root: str) -> Any:
     if isinstance(value, dict):
         changed: dict[Any, Any] | None = None
         for key, item in value.items():
-            shown = display_value(item, root)
-            if shown is not item:
+            new = _shown(item, root, prefix)
+            if new is not item:
                 if changed is None:
                     changed = dict(value)
-                changed[key] = shown
+                changed[key] = new
         return value if changed is None else changed
     if isinstance(value, list | tuple):
-        items = [display_value(v, root) for v in value]
+        items = [_shown(v, root, prefix) for v in value]
         if all(new is old for new, old in zip(items, value, strict=True)):
             return value
         return type(value)(items)
@@ -102,9 +105,10 @@ def display_part(part: Part, root: str | None) -> Part:
         shown = display_part(part.tool_call, root)
         return part.model_copy(update={"tool_call": shown}) if shown is not part.tool_call else part
     update = {}
+    prefix = root + os.sep
     for field in _fields_of(type(part)):
         old = getattr(part, field)
-        new = display_value(old, root)
+        new = _shown(old, root, prefix)
         if new is not old:
             update[field] = new
     return part.model_copy(update=update) if update else part

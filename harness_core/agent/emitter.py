@@ -37,10 +37,18 @@ from harness_core.parts.models import (
     FinishPart,
     FinishStepPart,
     Part,
+    ReasoningDeltaPart,
+    ReasoningEndPart,
+    ReasoningStartPart,
     StartPart,
     StartStepPart,
+    TextDeltaPart,
+    TextEndPart,
+    TextStartPart,
     ToolCallPart,
     ToolErrorPart,
+    ToolInputDeltaPart,
+    ToolInputEndPart,
     ToolInputStartPart,
     ToolOutputDeniedPart,
     ToolResultPart,
@@ -56,6 +64,12 @@ logger = logging.getLogger("harness_core.contract")
 _TOOL_PARTS = (ToolCallPart, ToolResultPart, ToolErrorPart, ToolOutputDeniedPart, ToolInputStartPart)
 _LIFECYCLE = (StartPart, FinishPart, AbortPart, ErrorPart)
 _NO_USAGE = Usage()
+_PLAIN: frozenset[type[Part]] = frozenset({
+    TextStartPart, TextDeltaPart, TextEndPart, ReasoningStartPart, ReasoningDeltaPart, ReasoningEndPart,
+    ToolInputDeltaPart, ToolInputEndPart,
+})
+"""Part types (exactly: not subclasses) inside a step that :meth:`StreamEmitter.emit` only sends:
+no tool name to normalize, no call to check, no step or lifecycle boundary."""
 
 
 def is_final_result(part: Part) -> bool:
@@ -105,6 +119,13 @@ class StreamEmitter:
 
     def emit(self, part: Part, *, source: str = "adapter") -> None:
         """Send ``part`` (see the module docs); ``source`` names who produced it, for violations."""
+        if type(part) in _PLAIN:  # most parts (deltas): nothing to normalize or check
+            if not self.step_open:
+                self.step_open = True
+                self._deferred = False
+                self._put(StartStepPart())
+            self._put(part)
+            return
         part = self.normalize(part)
         if not self._tool_part_allowed(part, source):
             return

@@ -101,10 +101,11 @@ class Usage(_Model):
         if all(v is None for v in mine.values()):
             return other
 
-        def add(a: Any, b: Any) -> Any:
-            return b if a is None else a if b is None else a + b
-
-        return Usage(**{name: add(mine[name], theirs[name]) for name in _USAGE_FIELDS})
+        total: dict[str, Any] = {}
+        for name in _USAGE_FIELDS:
+            a, b = mine[name], theirs[name]
+            total[name] = b if a is None else a if b is None else a + b
+        return Usage(**total)
 
 
 _USAGE_FIELDS: Final = tuple(Usage.model_fields)

@@ -124,7 +124,7 @@ class _Projection:
             parts.extend(self.close_reasoning())
             response.done = event
             for index, call in enumerate(response.calls):
-                response.calls[index] = attrs.evolve(call, arguments="".join(self.arguments.get(index, [])))
+                response.calls[index] = RawCall(call.call_id, call.name, "".join(self.arguments.get(index, ())))
                 parts.append(ToolInputEndPart(id=call.call_id))
         return parts
 
