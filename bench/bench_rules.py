@@ -8,7 +8,7 @@ and a host tool, and measures ``RulesPolicy.evaluate`` (what ``harness_approve_c
 for several call mixes:
 
 * first-seen compound commands (``&&``, ``|``, ``;``, redirections, new file names and
-  numbers each call: the fast pre-pass parses them, bashlex is not involved);
+  numbers each call: the fast lane reads them, bashlex is not involved);
 * bash commands seen for the first time across the shell's syntax (here-documents,
   ``for`` loops, ``[[``, substitutions: some need bashlex) and repeated (cached);
 * bash commands through wrappers (``sudo nice ionice``, ``flock``, ``su -c``, ``parallel``),

@@ -93,6 +93,7 @@ if TYPE_CHECKING:
         parse_mcp_servers,
         split_mcp_name,
     )
+    from harness_core.output_instruction import output_instruction, with_output_instruction
     from harness_core.parts.models import (
         COMPACTION_TOOL,
         FILE_CHANGE_TOOL,
@@ -154,6 +155,7 @@ if TYPE_CHECKING:
     )
     from harness_core.skills import Skill, SkillFile, install_skills
     from harness_core.steering import SteerableTurn
+    from harness_core.step_boundaries import StepBoundaries
     from harness_core.suggestions import describe_unknown_names
     from harness_core.telemetry import Telemetry
     from harness_core.tools.definition import (
@@ -218,7 +220,9 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "install_paths", "path_in_workspace", "paths_outside", "python_paths",
         "require_path_sandbox", "resolve_like_os", "runtime_confinement"),
     "harness_core.skills": ("Skill", "SkillFile", "install_skills"),
+    "harness_core.output_instruction": ("output_instruction", "with_output_instruction"),
     "harness_core.steering": ("SteerableTurn",),
+    "harness_core.step_boundaries": ("StepBoundaries",),
     "harness_core.telemetry": ("Telemetry",),
     "harness_core.suggestions": ("describe_unknown_names",),
     "harness_core.tools.definition": ("BuiltinTool", "HarnessTool", "ToolCall", "ToolContext",
@@ -313,6 +317,7 @@ __all__ = [
     "StartStepPart",
     "StateIntegrityError",
     "SteerableTurn",
+    "StepBoundaries",
     "Telemetry",
     "StepResult",
     "StopCondition",
@@ -365,6 +370,7 @@ __all__ = [
     "merge_decisions",
     "mode_allows",
     "normalize_output",
+    "output_instruction",
     "parse_mcp_servers",
     "parse_part",
     "path_in_workspace",
@@ -382,6 +388,7 @@ __all__ = [
     "supported",
     "unsupported",
     "with_native_tool_name",
+    "with_output_instruction",
     "within_timeout",
 ]
 

@@ -145,9 +145,11 @@ def merge_tools(manager: HarnessPluginManager, builtins: Mapping[str, BuiltinToo
             source[name] = f"plugin {plugin!r}"
     for name in merged:
         if name in builtins:
+            summary = builtins[name].description.split(". ")[0].strip().rstrip(".")
             raise ToolNameConflictError(
                 f"host tool {name!r} (from {source[name]}) has the name of a built-in tool of harness "
-                f"{harness_id!r}; rename the host tool"
+                f"{harness_id!r}{f' ({summary})' if summary else ''}; rename the host tool (a built-in's name "
+                "stays reserved while the built-in is inactive or not offered)"
             )
     return merged
 

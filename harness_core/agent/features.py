@@ -14,7 +14,8 @@ New features (skills, steering, telemetry) add their setting here and their flag
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+import json
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, Literal, TypeAlias
 
 import attrs
@@ -57,12 +58,15 @@ class CallFeatures:
         mode: ``default`` or ``plan``.
         stop_when_given: the call set ``stop_when`` itself (a continuation replaces the
             turn's conditions only then).
+        output_given: the call set ``output`` itself (a continuation then validates the
+            answer with it: see :meth:`TurnFeatures.check_continuation`).
     """
 
     output: Output | None = None
     stop_when: tuple[StopCondition, ...] = ()
     mode: AgentMode = "default"
     stop_when_given: bool = False
+    output_given: bool = False
 
 
 @attrs.define
@@ -87,9 +91,44 @@ class TurnFeatures:
         return cls(output=call.output, watch=StopWatch(call.stop_when), mode=call.mode)
 
     def continue_with(self, call: CallFeatures) -> None:
-        """A continuation: its ``stop_when``, when it gave one, replaces the turn's."""
+        """A continuation: its ``stop_when``, when it gave one, replaces the turn's; its
+        ``output`` (already checked by :meth:`check_continuation`) validates the answer."""
         if call.stop_when_given:
             self.watch.replace(call.stop_when)
+        if call.output_given and call.output is not None:
+            self.output = call.output
+
+    def check_continuation(self, call: CallFeatures) -> None:
+        """Refuse a continuation's ``output=`` that is not the turn's own schema.
+
+        The runtime was given the turn's schema with its prompt and cannot change it
+        mid-turn, so ``output=`` on a continuation only says how to validate the answer
+        (typically the pydantic model again, after the turn came back from JSON state,
+        which carries the JSON Schema only).
+
+        Raises:
+            HarnessConfigurationError: the turn has no structured output, or another schema.
+        """
+        if not call.output_given or call.output is None:
+            return
+        if self.output is None:
+            raise HarnessConfigurationError(
+                "output= on a continuation must be the turn's own output, but this turn was started "
+                "without output= (the runtime was not asked for a structured answer)")
+        if not same_schema(self.output, call.output):
+            raise HarnessConfigurationError(
+                f"output= on a continuation must have the turn's JSON Schema ({self.output.name!r}); "
+                f"{call.output.name!r} differs (the runtime was given the turn's schema with its prompt)")
+
+    @classmethod
+    def restored(cls, output: Output | None) -> TurnFeatures:
+        """The features of a turn continued from suspended state: its output, no stop conditions."""
+        return cls(output=output, watch=StopWatch(()), mode="default")
+
+
+def same_schema(a: Output, b: Output) -> bool:
+    """True when ``a`` and ``b`` send runtimes the same JSON Schema."""
+    return json.dumps(a.json_schema, sort_keys=True) == json.dumps(b.json_schema, sort_keys=True)
 
 
 class AgentFeatures:
@@ -142,8 +181,25 @@ class AgentFeatures:
             output=Output.of(output) if output is not None else base.output,
             stop_when=stop_conditions(stop_when) if stop_when is not None else base.stop_when,
             mode=parse_mode(mode) if mode is not None else base.mode,
-            stop_when_given=stop_when is not None,
+            stop_when_given=stop_when is not None, output_given=output is not None,
         ))
+
+    def restore_output(self, stored: Mapping[str, Any] | None) -> Output | None:
+        """The output of a turn continued from suspended state (its ``output`` entry).
+
+        The agent's own ``output=`` when it has the same JSON Schema (so values are its
+        pydantic model again), else an :class:`Output` of the stored schema (values are
+        ``dict``); ``None`` when the turn had none.
+
+        Raises:
+            HarnessConfigurationError: the stored schema is unusable.
+        """
+        if stored is None:
+            return None
+        restored = Output.of(dict(stored["json_schema"]), repair_turns=int(stored.get("repair_turns", 0)),
+                             name=str(stored.get("name") or "output"))
+        default = self.defaults.output
+        return default if default is not None and same_schema(default, restored) else restored
 
 
 Generate: TypeAlias = Callable[[str], Awaitable[GenerateResult]]

@@ -230,7 +230,7 @@ class HarnessAgent(AgentConfigView):
                 return self.continue_stream(
                     session=session, tool_result_continuations=parsed.tool_results,
                     approval_responses=parsed.approval_responses, options=options, abort_signal=abort_signal,
-                    stop_when=stop_when)
+                    stop_when=stop_when, output=output)
             prompt = parsed.prompt
         if not isinstance(prompt, str):
             raise TypeError(f"prompt must be a string, got {type(prompt).__name__}")
@@ -268,7 +268,7 @@ class HarnessAgent(AgentConfigView):
         approval_responses: Iterable[ApprovalResponse | Mapping[str, Any]] = (),
         options: Mapping[str, Any] | None = None,
         abort_signal: anyio.Event | None = None,
-        stop_when: object = None,
+        stop_when: object = None, output: OutputSetting | None = None,
     ) -> StreamResult:
         """Continue the paused turn with client-side tool results and/or approval responses,
         or (with neither) a turn a ``stop_when`` condition stopped (state ``stopped``).
@@ -286,6 +286,10 @@ class HarnessAgent(AgentConfigView):
                 :class:`~harness_core.agent.answers.ApprovalResponse`).
             options / abort_signal: as for :meth:`stream`.
             stop_when: replaces the turn's stop conditions from now on.
+            output: validates the turn's answer with this :class:`~harness_core.Output` (or model
+                class) instead: it must have the turn's JSON Schema (the runtime got it with the
+                prompt). A turn continued from suspended state keeps its schema without it, but
+                its output is then a ``dict`` unless the agent's ``output=`` has that schema.
 
         Raises:
             TurnStateError: no paused turn (idle, running, suspended or closed session); an
@@ -298,8 +302,11 @@ class HarnessAgent(AgentConfigView):
         approvals = parse_approval_responses(approval_responses)
         session.check_can_continue()
         check_answers(session, approvals, results)
+        features = self.features.for_call(stop_when=stop_when, output=output)
+        if session.control.features is not None:
+            session.control.features.check_continuation(features)
         return start_slice(self.config, session, "continue", approvals=approvals, results=results, options=options,
-                           abort_signal=abort_signal, features=self.features.for_call(stop_when=stop_when))
+                           abort_signal=abort_signal, features=features)
 
     async def continue_generate(
         self,
@@ -309,14 +316,15 @@ class HarnessAgent(AgentConfigView):
         approval_responses: Iterable[ApprovalResponse | Mapping[str, Any]] = (),
         options: Mapping[str, Any] | None = None,
         abort_signal: anyio.Event | None = None,
-        stop_when: object = None,
+        stop_when: object = None, output: OutputSetting | None = None,
     ) -> GenerateResult:
-        """Like :meth:`continue_stream`, collected."""
-        result = self.continue_stream(
-            session=session, tool_result_continuations=tool_result_continuations,
-            approval_responses=approval_responses, options=options, abort_signal=abort_signal, stop_when=stop_when,
-        )
-        return await result.consume()
+        """Like :meth:`continue_stream`, collected; an invalid structured output gets repair turns as in :meth:`generate`."""
+        result = await self.continue_stream(
+            session=session, tool_result_continuations=tool_result_continuations, approval_responses=approval_responses,
+            options=options, abort_signal=abort_signal, stop_when=stop_when, output=output).consume()
+        spec = result.structured.spec if result.structured is not None else None
+        return await generate_with_repairs(result, lambda text: self.stream(
+            session=session, prompt=text, options=options, abort_signal=abort_signal, output=spec).consume())
 
     def compact(self, *, session: HarnessSession) -> StreamResult:
         """Compact the runtime's context now, as a turn whose parts include ``compaction``.

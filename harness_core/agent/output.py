@@ -114,6 +114,11 @@ class Output:
         """A mutable copy of the JSON Schema sent to runtimes."""
         return dict(self.schema.json_schema.to_json())
 
+    def to_state(self) -> dict[str, Any]:
+        """``{"json_schema", "name", "repair_turns"}``: the ``output`` entry of suspended
+        turn state (:mod:`harness_core.agent.state`); the pydantic model itself is not kept."""
+        return {"json_schema": self.json_schema, "name": self.name, "repair_turns": self.repair_turns}
+
     def parse(self, text: str, finish_reason: FinishReason = "stop") -> Any:
         """Validate the final answer ``text``: a model instance, or a ``dict`` for JSON Schemas.
 

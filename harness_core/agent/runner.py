@@ -42,6 +42,7 @@ from harness_core.agent.host_call import HostCallPath, normalize_continuation
 from harness_core.agent.session_control import SessionControl
 from harness_core.agent.slice_services import CallScheduler, SliceServices
 from harness_core.agent.state import PendingApprovalState
+from harness_core.agent.steer import deliver_held_steering
 from harness_core.agent.stop import StopWatch
 from harness_core.agent.turn_record import TurnRecord
 from harness_core.agent.turn_state import TurnState
@@ -202,6 +203,8 @@ class TurnRunner:
             self._tg = tg
             read_on = False
             if request.mode == "continue":
+                for refused in await deliver_held_steering(turn, self._harness_id):
+                    self._emit_core(refused)
                 read_on = await self._apply_answers(turn) and acts_on_each_answer(turn.adapter_turn)
             outcome = _PAUSE if turn.waiting_for_user() and not read_on else await self._pump(turn)
             if isinstance(outcome, TurnEnd) and outcome.error_type == "runtime-crashed":

@@ -236,6 +236,11 @@ class HarnessSession:
             "decided": {k: v.model_dump(mode="json") for k, v in turn.decided.items()},
             "adapter": dict(adapter_state),
         }
+        features = self.control.features
+        if features is not None and features.output is not None:  # the continued answer is validated too
+            state["output"] = features.output.to_state()
+        if turn.held_steering:  # steering not delivered yet: the continuation delivers it
+            state["steering"] = list(turn.held_steering)
         trace = self.control.features.trace if self.control.features is not None else None
         if trace is not None:  # telemetry: the continuation's turn span is a child of this one
             state["traceparent"] = trace.traceparent()

@@ -27,6 +27,7 @@ from harness_core.adapter import (
 from harness_core.agent.call_settings import CallSettings, result_content_of
 from harness_core.agent.config import AgentConfig
 from harness_core.agent.continuation_store import claim_state
+from harness_core.agent.features import TurnFeatures
 from harness_core.agent.session import HarnessSession
 from harness_core.agent.session_control import SessionControl
 from harness_core.agent.state import SuspendedTurnModel, parse_resume_state, parse_suspended_state
@@ -68,6 +69,8 @@ async def open_session(
                                       harness_id=config.harness_id) if continue_from is not None else None
     resumed = parse_resume_state(check_signature(resume_from, signer, "resume_from"),
                                  harness_id=config.harness_id) if resume_from is not None else None
+    restored_output = agent.features.restore_output(
+        suspended.output.model_dump(mode="json") if suspended is not None and suspended.output is not None else None)
     stored_id = suspended.session_id if suspended else resumed.session_id if resumed else None
     if session_id is not None and (not isinstance(session_id, str) or not session_id):
         raise HarnessConfigurationError(f"session_id must be a non-empty string, got {session_id!r}")
@@ -178,6 +181,7 @@ async def open_session(
         control.turn = restored_turn(config, session_id, adapter_turn, suspended)
         control.state = TurnState(suspended.state)
         control.trace_parent = suspended.traceparent
+        control.features = TurnFeatures.restored(restored_output)
     return session
 
 
@@ -196,6 +200,7 @@ def restored_turn(config: AgentConfig, session_id: str, adapter_turn: AdapterTur
                     *state.decided]:
         record.announced[call_id] = "core"
     record.finished.update(k for k, v in state.decided.items() if v.status == "denied")
+    record.held_steering.extend(state.steering)
     return record
 
 

@@ -29,8 +29,14 @@ Suspended turn state, version 1::
       "decided": {                                 # decisions already made, by call id
         "call_3": {"status": "denied", "reason": "...", "approval_id": "approval-call_3"}
       },
+      "output": {"json_schema": {...}, "name": "Plan", "repair_turns": 0},   # optional
+      "steering": ["Also mention blue."],          # optional: steering not yet delivered
       "adapter": {...}                             # the adapter's own suspend_turn() state
     }
+
+``output`` is the turn's structured output request (its JSON Schema; the continued turn's
+answer is validated against it), ``steering`` the messages ``steer_turn()`` accepted that
+the runtime had not received yet (given to the continued turn before it goes on).
 """
 
 from __future__ import annotations
@@ -107,6 +113,14 @@ class DecidedCall(_StateModel):
     approval_id: str | None = None
 
 
+class SuspendedOutput(_StateModel):
+    """The structured output of a suspended turn (``Output.to_state()``)."""
+
+    json_schema: dict[str, Any]
+    name: str = "output"
+    repair_turns: int = pydantic.Field(default=0, ge=0)
+
+
 class SuspendedTurnModel(_StateModel):
     """Schema of suspended turn state (see the module docs for an example)."""
 
@@ -119,6 +133,9 @@ class SuspendedTurnModel(_StateModel):
     pending_tool_results: dict[str, PendingToolCallState] = pydantic.Field(default_factory=dict)
     decided: dict[str, DecidedCall] = pydantic.Field(default_factory=dict)
     adapter: dict[str, Any]
+    output: SuspendedOutput | None = None
+    steering: list[pydantic.constr(min_length=1, max_length=100_000)] = pydantic.Field(  # type: ignore[valid-type]
+        default_factory=list)
     traceparent: str | None = pydantic.Field(default=None, pattern=r"^[0-9a-f]{2}-[0-9a-f]{32}-[0-9a-f]{16}-[0-9a-f]{2}$")
     """With telemetry: the W3C traceparent of the suspended turn's span (:mod:`harness_core.telemetry`)."""
 

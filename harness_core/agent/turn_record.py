@@ -26,6 +26,9 @@ class TurnRecord:
         decided: call id -> decision already taken in this turn.
         announced: call id -> who emitted its ``tool-call`` part (``"adapter"`` or ``"core"``).
         finished: call ids whose final result part was emitted.
+        held_steering: steering messages accepted while the turn was paused; the core
+            holds them (they travel in suspended state) and gives them to the adapter turn
+            when the turn continues (:mod:`harness_core.agent.steer`).
     """
 
     adapter_turn: AdapterTurn
@@ -35,6 +38,7 @@ class TurnRecord:
     decided: dict[str, DecidedCall] = attrs.field(factory=dict)
     announced: dict[str, str] = attrs.field(factory=dict)
     finished: set[str] = attrs.field(factory=set)
+    held_steering: list[str] = attrs.field(factory=list)
     events_iterator: AsyncIterator[object] | None = None
 
     def events(self) -> AsyncIterator[object]:

@@ -28,12 +28,9 @@ from __future__ import annotations
 
 import json
 import warnings
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
-from rich.table import Table
-from rich.text import Text
 
 from harness_core.plugins.manager import (
     HarnessPluginManager,
@@ -42,6 +39,11 @@ from harness_core.plugins.manager import (
     PluginRecord,
     get_plugin_manager,
 )
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+# rich is imported where a table is printed: ``--json`` never loads it (start-up, issue 17).
 
 __all__ = ["COMMANDS", "plugins_command", "tools_command"]
 
@@ -66,6 +68,8 @@ def _manager() -> HarnessPluginManager:
 
 def _console() -> Console:
     # Columns use overflow="fold": long values wrap inside their cell and are never cut.
+    from rich.console import Console
+
     return Console(highlight=False)
 
 
@@ -86,6 +90,36 @@ def _problems_by_plugin(conflicts: list[PluginConflict]) -> dict[str, list[str]]
         for plugin in dict.fromkeys(conflict.plugins):
             problems.setdefault(plugin, []).append(conflict.message)
     return problems
+
+
+def _status_text(record: PluginRecord, problems: dict[str, list[str]]) -> str:
+    """The Status cell: the status, then the error and each conflict on lines of their own."""
+    lines = [record.status, *([record.error] if record.error else [])]
+    lines += [f"conflict: {problem}" for problem in problems.get(record.name, [])]
+    return "\n".join(lines)
+
+
+def _print_plain(records: list[PluginRecord], problems: dict[str, list[str]], conflicts: list[PluginConflict],
+                 summary: str) -> bool:
+    """Print the listing without rich when stdout is not a terminal and the plain renderer
+    draws exactly what rich would (:mod:`harness_core.cli.plain_table`); False otherwise."""
+    from harness_core.cli.plain_table import console_width, render_plain_table
+
+    width = console_width()
+    if width is None:
+        return False
+    rows = [[record.name, _dist_label(record), record.kind,
+             "\n".join(hook.removeprefix("harness_") for hook in record.hooks) or "-", _status_text(record, problems)]
+            for record in records]
+    text = render_plain_table(
+        "harness plugins", ["Name", "Distribution", "Kind", "Hooks (harness_*)", "Status"], rows, width,
+        markup_free=[False, False, False, False, True], ellipsis=[False, False, True, False, False],
+        after=[*(f"conflict: {conflict.message}" for conflict in conflicts), summary],
+    )
+    if text is None:
+        return False
+    click.echo(text, nl=False)
+    return True
 
 
 @click.command("plugins")
@@ -123,6 +157,16 @@ def plugins_command(as_json: bool, show_capabilities: bool = False) -> None:
         })
         _report_failures(manager)
         return
+    failed = sum(1 for record in records if record.status == "failed")
+    summary = f"{len(records)} plugin(s), {failed} failed"
+    if conflicts:
+        summary += f", {len(conflicts)} conflict(s)"
+    if _print_plain(records, problems, conflicts, summary):
+        _report_failures(manager)
+        return
+    from rich.table import Table
+    from rich.text import Text
+
     table = Table(title="harness plugins", title_justify="left", expand=False)
     table.add_column("Name", style="bold", overflow="fold")
     table.add_column("Distribution", overflow="fold")
@@ -141,10 +185,6 @@ def plugins_command(as_json: bool, show_capabilities: bool = False) -> None:
     console.print(table)
     for conflict in conflicts:
         console.print(Text(f"conflict: {conflict.message}", style="bold red"))
-    failed = sum(1 for record in records if record.status == "failed")
-    summary = f"{len(records)} plugin(s), {failed} failed"
-    if conflicts:
-        summary += f", {len(conflicts)} conflict(s)"
     console.print(summary, style="red" if failed or conflicts else None)
     _report_failures(manager)
 
@@ -187,6 +227,8 @@ def tools_command(as_json: bool) -> None:
         console.print("No host tools installed (tool packs contribute them through harness_tools).")
         _report_failures(manager)
         return
+    from rich.table import Table
+
     table = Table(title="harness tools", title_justify="left", expand=False)
     table.add_column("Name", style="bold", overflow="fold")
     table.add_column("Pack", overflow="fold")

@@ -129,6 +129,7 @@ class HarnessPluginManager:
         self._core: set[str] = set()
         self.hooks = HookFacade(self)
         if register_core:
+            core_version = version_of("harness-agent-core")  # once: each look-up parses METADATA
             for name, plugin in core_plugins().items():
                 self._core.add(name)
                 if name in self.disabled_names:
@@ -137,7 +138,7 @@ class HarnessPluginManager:
                 self.pm.register(plugin, name=name)
                 attribute(self.pm, plugin)
                 self._records[name] = PluginRecord(
-                    name, "harness-agent-core", version_of("harness-agent-core"), "core", self._hooks_of(plugin)
+                    name, "harness-agent-core", core_version, "core", self._hooks_of(plugin)
                 )
 
     # -- configuration ---------------------------------------------------------------

@@ -160,6 +160,14 @@ def distribution_of(ep: EntryPointLike) -> tuple[str | None, str | None]:
     dist = getattr(ep, "dist", None)
     if dist is None:
         return None, None
+    if isinstance(dist, importlib.metadata.Distribution):
+        # A real distribution's name and version both come from METADATA: parse it once
+        # (each property parses the whole file again, the long description included).
+        try:
+            metadata = dist.metadata
+        except Exception:  # broken metadata must not stop discovery
+            return None, None
+        return _field(metadata, "Name"), _field(metadata, "Version")
     try:
         name = getattr(dist, "name", None) or dist.metadata["Name"]
     except Exception:  # broken metadata must not stop discovery
@@ -169,6 +177,15 @@ def distribution_of(ep: EntryPointLike) -> tuple[str | None, str | None]:
     except Exception:
         version = None
     return (str(name) if name else None), (str(version) if version else None)
+
+
+def _field(metadata: Any, key: str) -> str | None:
+    """One METADATA field as text, ``None`` when missing, empty or unreadable."""
+    try:
+        value = metadata[key]
+    except Exception:
+        return None
+    return str(value) if value else None
 
 
 def version_of(dist: str) -> str | None:

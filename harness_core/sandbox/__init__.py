@@ -10,24 +10,28 @@ docs/sandbox.md describes the API for tool authors.
 
 from __future__ import annotations
 
-from harness_core.sandbox.confine import path_in_workspace, paths_outside, resolve_like_os
-from harness_core.sandbox.confinement import (
-    ConfinedLaunch,
-    RuntimeConfinement,
-    install_paths,
-    python_paths,
-    runtime_confinement,
-)
-from harness_core.sandbox.environment import (
-    DEFAULT_ENV_ALLOWLIST,
-    SECRET_ENV_PATTERNS,
-    is_secret_env_name,
-)
-from harness_core.sandbox.local import LocalSandbox
-from harness_core.sandbox.policy import require_path_sandbox
-from harness_core.sandbox.protocol import CommandResult, Sandbox, SandboxView
-from harness_core.sandbox.spawn import SandboxProcess, SpawnedProcess
-from harness_core.sandbox.view import kill_spawned, restricted_view
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from harness_core.sandbox.confine import path_in_workspace, paths_outside, resolve_like_os
+    from harness_core.sandbox.confinement import (
+        ConfinedLaunch,
+        RuntimeConfinement,
+        install_paths,
+        python_paths,
+        runtime_confinement,
+    )
+    from harness_core.sandbox.environment import (
+        DEFAULT_ENV_ALLOWLIST,
+        SECRET_ENV_PATTERNS,
+        is_secret_env_name,
+    )
+    from harness_core.sandbox.local import LocalSandbox
+    from harness_core.sandbox.policy import require_path_sandbox
+    from harness_core.sandbox.protocol import CommandResult, Sandbox, SandboxView
+    from harness_core.sandbox.spawn import SandboxProcess, SpawnedProcess
+    from harness_core.sandbox.view import kill_spawned, restricted_view
 
 __all__ = [
     "DEFAULT_ENV_ALLOWLIST",
@@ -51,3 +55,42 @@ __all__ = [
     "restricted_view",
     "runtime_confinement",
 ]
+
+_LAZY: dict[str, str] = {
+    "CommandResult": "harness_core.sandbox.protocol",
+    "ConfinedLaunch": "harness_core.sandbox.confinement",
+    "DEFAULT_ENV_ALLOWLIST": "harness_core.sandbox.environment",
+    "LocalSandbox": "harness_core.sandbox.local",
+    "RuntimeConfinement": "harness_core.sandbox.confinement",
+    "SECRET_ENV_PATTERNS": "harness_core.sandbox.environment",
+    "Sandbox": "harness_core.sandbox.protocol",
+    "SandboxProcess": "harness_core.sandbox.spawn",
+    "SandboxView": "harness_core.sandbox.protocol",
+    "SpawnedProcess": "harness_core.sandbox.spawn",
+    "install_paths": "harness_core.sandbox.confinement",
+    "is_secret_env_name": "harness_core.sandbox.environment",
+    "kill_spawned": "harness_core.sandbox.view",
+    "path_in_workspace": "harness_core.sandbox.confine",
+    "paths_outside": "harness_core.sandbox.confine",
+    "python_paths": "harness_core.sandbox.confinement",
+    "require_path_sandbox": "harness_core.sandbox.policy",
+    "resolve_like_os": "harness_core.sandbox.confine",
+    "restricted_view": "harness_core.sandbox.view",
+    "runtime_confinement": "harness_core.sandbox.confinement",
+}
+"""Public name -> defining module, imported on first use (PEP 562): plugin discovery imports
+:mod:`harness_core.sandbox.confine` (the permission-mode policy) through this package and must
+not pay for the local sandbox, its processes and confinement (issue 17)."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'harness_core.sandbox' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

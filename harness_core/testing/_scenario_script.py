@@ -9,6 +9,7 @@ imports nothing of the suite at run time, so ``harness_core.testing`` stays ligh
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TypeAlias
 
@@ -105,7 +106,8 @@ def scenario_script(
     * a ``fail`` response raises :class:`ScenarioFailure` (the server answers HTTP 500);
     * an ``echo_results`` response says its text followed by
       ``received_results(request)`` (default :func:`received_tool_results`), joined by
-      spaces;
+      spaces; an ``echo_seen`` response then adds each of its markers the request's JSON
+      body contains (what reached the model: a steering message, a skill listed);
     * each call is named ``tool_name(call)`` (default: the scenario's name, ``call.tool``).
       A built-in is kept when that name resolves against the offered tools
       (:meth:`ModelRequest.resolve_tool`: exact, then common-name aliases such as ``bash`` ->
@@ -154,6 +156,9 @@ def scenario_script(
         text = response.text
         if response.echo_results:
             text = " ".join([response.text or "", *received_results(request)]).strip()
+        if response.echo_seen:
+            body = json.dumps(request.body, ensure_ascii=False)
+            text = " ".join([text or "", *(m for m in response.echo_seen if m in body)]).strip()
         offered = set(request.tool_names)
         calls: list[ToolCallSpec] = []
         for call in response.calls:

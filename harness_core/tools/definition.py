@@ -20,15 +20,16 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, ClassVar, Final, TypeAlias
 
 import attrs
-import pydantic
 
 from harness_core.errors import ToolDefinitionError
 from harness_core.suggestions import describe_unknown_names
 from harness_core.tools.frozen import FrozenJsonObject
 from harness_core.tools.output import ToolOutput
-from harness_core.tools.schema import ToolInputSchema, compile_input_schema
+from harness_core.tools.schema import ToolInputSchema, compile_input_schema, is_model_class
 
 if TYPE_CHECKING:
+    import pydantic
+
     from harness_core.sandbox import SandboxView
 
 __all__ = [
@@ -283,9 +284,7 @@ def define_harness_tool(**options: Any) -> HarnessTool:
             raise ToolDefinitionError(f"tool {name!r}: {option} must be callable, got {type(value).__name__}")
         _check_arity(name, option, value, arguments)
     context_schema = options.get("context_schema")
-    if context_schema is not None and not (
-        isinstance(context_schema, type) and issubclass(context_schema, pydantic.BaseModel)
-    ):
+    if context_schema is not None and not is_model_class(context_schema):
         raise ToolDefinitionError(
             f"tool {name!r}: context_schema must be a pydantic model class, got {context_schema!r}"
         )

@@ -19,10 +19,15 @@ A tool's ``input`` is either
   (``dict[str, X]``): keywords the target runtimes' tool definitions accept. Validation
   returns a model instance.
 
-Validation of JSON Schemas is delegated to :mod:`jsonschema` (Draft 2020-12), behind a
-compiled yes/no check of the subset (:mod:`harness_core.tools.schema_check`: a valid value
-is accepted without a jsonschema walk; an invalid one gets jsonschema's error list); this
-module only enforces the subset and the Python pitfalls:
+Validation of JSON Schemas is delegated to :mod:`jsonschema` (Draft 2020-12), imported when a
+tool first validates arguments it cannot accept at once, not when it is defined: defining a
+tool from a hand-written schema needs only :func:`check_schema_subset`, whose rules make every
+schema it accepts valid against the Draft 2020-12 meta-schema (a test checks this against
+jsonschema's ``check_schema``), so tool packs declare their tools at plugin discovery without
+loading jsonschema. In front of it, a compiled yes/no check of the subset
+(:mod:`harness_core.tools.schema_check`) accepts a valid value without a jsonschema walk; an
+invalid one gets jsonschema's error list. This module only enforces the subset and the Python
+pitfalls:
 
 * booleans are not integers or numbers (``True`` fails ``{"type": "integer"}``);
 * ``enum`` and ``const`` compare JSON values, not Python values: ``True`` does not match
@@ -41,8 +46,6 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, Final, NoReturn, TypeGuard
 
-import pydantic
-
 from harness_core.errors import ToolDefinitionError, ToolInputError
 from harness_core.tools.frozen import FrozenJsonObject
 from harness_core.tools.json_values import check_json_value, parse_arguments
@@ -51,6 +54,7 @@ from harness_core.tools.schema_refs import RecursiveSchemaError, inline_refs
 from harness_core.tools.schema_subset import SUPPORTED_KEYWORDS, check_schema_subset
 
 if TYPE_CHECKING:
+    import pydantic
     from jsonschema import Draft202012Validator
 
 
@@ -69,6 +73,7 @@ __all__ = [
     "compile_input_schema",
     "decode_arguments",
     "inline_refs",
+    "is_model_class",
 ]
 
 JsonSchema = dict[str, Any]
@@ -77,8 +82,22 @@ JsonSchema = dict[str, Any]
 _EMPTY_OBJECT_SCHEMA: Final[JsonSchema] = {"type": "object", "properties": {}}
 
 
-def _is_model_class(value: object) -> TypeGuard[type[pydantic.BaseModel]]:
-    return isinstance(value, type) and issubclass(value, pydantic.BaseModel)
+def is_model_class(value: object) -> TypeGuard[type[pydantic.BaseModel]]:
+    """``value`` is a pydantic model class. pydantic is imported only when ``value`` is a class:
+    tools with hand-written schemas (plugin discovery) never load it."""
+    if not isinstance(value, type):
+        return False
+    from pydantic import BaseModel
+
+    return issubclass(value, BaseModel)
+
+
+def _validation_error() -> type[pydantic.ValidationError]:
+    """pydantic's ``ValidationError``; called only in an ``except`` clause, i.e. once a model
+    (so pydantic) is in use."""
+    from pydantic import ValidationError
+
+    return ValidationError
 
 
 def decode_arguments(tool_name: str, arguments: object) -> object:
@@ -143,7 +162,7 @@ class ToolInputSchema:
         set_slot = object.__setattr__
         set_slot(self, "json_schema", frozen)
         set_slot(self, "model", model)
-        set_slot(self, "_validator", None if model is not None else _draft_2020_12()(frozen))
+        set_slot(self, "_validator", None)  # a JSON Schema's validator is built on first use
         # The compiled yes/no check of the subset (schema_check.py): valid values skip jsonschema.
         set_slot(self, "_check", None if model is not None else schema_checker(frozen))
         # Strict JSON mode unless the model chose its own strictness explicitly.
@@ -178,16 +197,21 @@ class ToolInputSchema:
             try:
                 # Strict JSON mode keeps JSON semantics: true is not 1, "1" is not 1.
                 return self.model.model_validate_json(text, strict=self._strict)
-            except pydantic.ValidationError as exc:
+            except _validation_error() as exc:
                 problems = [
                     (_json_path(err["loc"]), err["msg"]) for err in exc.errors(include_url=False)
                 ]
                 raise ToolInputError(tool_name, problems) from None
-        assert self._validator is not None
         check = self._check
         if check is not None and check(value):
             return value
-        errors = list(self._validator.iter_errors(value))
+        validator = self._validator
+        if validator is None:
+            # Built once, on the first call that needs it (building it imports jsonschema);
+            # the schema is frozen, so building it twice in a race gives two equal validators.
+            validator = _draft_2020_12()(self.json_schema)
+            object.__setattr__(self, "_validator", validator)
+        errors = list(validator.iter_errors(value))
         if errors:
             errors.sort(key=lambda e: (e.json_path, e.message))
             raise ToolInputError(tool_name, [(e.json_path, e.message) for e in errors])
@@ -210,7 +234,7 @@ def compile_input_schema(tool_name: str, input: object) -> ToolInputSchema:
             pydantic model exports a ``$ref`` that does not resolve, is recursive, or does
             not export an object schema.
     """
-    if _is_model_class(input):
+    if is_model_class(input):
         try:
             exported = input.model_json_schema()
         except Exception as exc:  # pydantic raises user errors, but also KeyError on bad refs
@@ -259,10 +283,7 @@ def compile_input_schema(tool_name: str, input: object) -> ToolInputSchema:
             f"tool {tool_name!r}: input.type must be 'object' (tool arguments are always an object), "
             f"got {schema.get('type')!r}"
         )
-    import jsonschema  # on first use: importing it costs more than the rest of the core
-
-    try:
-        jsonschema.Draft202012Validator.check_schema(schema)
-    except jsonschema.SchemaError as exc:
-        raise ToolDefinitionError(f"tool {tool_name!r}: input is not a valid JSON Schema: {exc.message}") from None
+    # No jsonschema check_schema here: within the subset, check_schema_subset already refuses
+    # everything the Draft 2020-12 meta-schema refuses (tested), and importing jsonschema would
+    # cost every tool pack's plugin discovery more than the rest of the core.
     return ToolInputSchema(schema, None)

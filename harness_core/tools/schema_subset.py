@@ -54,7 +54,10 @@ def check_schema_subset(schema: object, location: str = "input") -> None:
         location: a dotted path naming the node in error messages, e.g.
             ``"input.properties.city"``.
 
-    Besides the keywords, it refuses what can never validate or never be described:
+    Every schema it accepts is valid against the Draft 2020-12 meta-schema (so tool
+    definition needs no jsonschema): each keyword's value has the meta-schema's shape, a
+    ``type`` list and ``required`` have no duplicates. Besides the keywords, it refuses what
+    can never validate or never be described:
     a lower bound above its upper bound (``minimum`` > ``maximum``, ``minLength`` >
     ``maxLength``, ``minItems`` > ``maxItems``), and a ``required`` name missing from
     ``properties`` when the node has ``properties`` (whatever ``additionalProperties``
@@ -79,6 +82,8 @@ def check_schema_subset(schema: object, location: str = "input") -> None:
                 raise ToolDefinitionError(
                     f"{where}: must be one of {sorted(_JSON_TYPES)} or a non-empty list of them, got {value!r}"
                 )
+            if len(set(types)) != len(types):
+                raise ToolDefinitionError(f"{where}: lists a type twice, got {value!r}")
         elif key == "properties":
             if not isinstance(value, Mapping):
                 raise ToolDefinitionError(f"{where}: must be an object mapping names to schemas")
@@ -90,6 +95,8 @@ def check_schema_subset(schema: object, location: str = "input") -> None:
         elif key == "required":
             if not isinstance(value, list) or not all(isinstance(n, str) for n in value):
                 raise ToolDefinitionError(f"{where}: must be a list of property names")
+            if len(set(value)) != len(value):
+                raise ToolDefinitionError(f"{where}: names a property twice, got {value!r}")
             props = schema.get("properties")
             if isinstance(props, Mapping):
                 # A required property nobody describes is a definition bug (a typo, or a

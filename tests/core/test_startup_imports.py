@@ -30,6 +30,12 @@ FORBIDDEN_PACKAGES = (
     "harness_codex._session",
     "harness_rules._engine",
     "harness_rules._shell",
+    "acp",
+    "dbos",
+    "sqlalchemy",
+    "starlette",
+    "uvicorn",
+    "pydantic_ai",
 )
 """A module is forbidden if its name is one of these or starts with one of these plus ``.``."""
 
@@ -57,7 +63,7 @@ def _imported_modules(code: str, tmp_path: Path) -> list[str]:
     out = tmp_path / "modules.json"
     done = subprocess.run(
         [sys.executable, "-X", "importtime", "-c", _DUMP, str(out), code],
-        capture_output=True, text=True, env=env, timeout=300, check=False,
+        capture_output=True, text=True, env=env, timeout=300, check=False, stdin=subprocess.DEVNULL,
     )
     assert done.returncode == 0, done.stderr[-2000:]
     modules = set(json.loads(out.read_text()))
@@ -80,6 +86,48 @@ def test_harness_plugins_imports_no_heavy_module(tmp_path: Path) -> None:
     for plugin_module in ("harness_builtin.plugin", "harness_codex.plugin", "harness_rules.plugin"):
         assert plugin_module in modules
     assert _forbidden(modules) == []
+
+
+DISCOVERY_DEFERRED = (
+    # No pydantic model is built: pydantic itself (so its model machinery) and the core's
+    # part models do not load; tools with hand-written schemas need neither.
+    "pydantic",
+    "pydantic_core",
+    "harness_core.parts.models",
+    # Tool packs declare tools without the JSON Schema library.
+    "jsonschema",
+    # Adapter plugins register their hooks without their settings, event and profile models.
+    "harness_acp._settings",
+    "harness_acp._events",
+    "harness_acp._profiles",
+    "harness_pi._settings",
+    "harness_pi._events",
+    "harness_claude_code._settings",
+    "harness_claude_code._events",
+    "harness_codex._settings",
+    # harness-dbos registers its wrapper without the durable agent (and the core agent).
+    "harness_dbos.durable_agent",
+    "harness_dbos.client",
+    "harness_core.agent.harness_agent",
+    # harness-sandbox-bwrap names its sandboxes without building the sandbox code (ctypes).
+    "harness_sandbox_bwrap.sandbox",
+    "ctypes",
+    # The permission-mode policy needs the path resolver only, not the local sandbox.
+    "harness_core.sandbox.local",
+    "harness_core.sandbox.confinement",
+    # Not a terminal: `harness plugins` draws its table without rich (the same characters).
+    "rich",
+)
+"""What ``harness plugins`` no longer loads: registration needs none of it (issue 17)."""
+
+
+def test_harness_plugins_builds_no_model_and_no_plugin_internals(tmp_path: Path) -> None:
+    modules = _imported_modules("-m harness_core.cli plugins", tmp_path)
+    for plugin_module in ("harness_acp.plugin", "harness_pi.plugin", "harness_claude_code.plugin",
+                          "harness_dbos.plugin", "harness_tools_git.plugin", "harness_sandbox_bwrap.plugin"):
+        assert plugin_module in modules
+    loaded = sorted({m for m in modules for d in DISCOVERY_DEFERRED if m == d or m.startswith(d + ".")})
+    assert loaded == []
 
 
 def test_import_harness_core_imports_no_heavy_module(tmp_path: Path) -> None:
@@ -140,3 +188,33 @@ def test_forbidden_matcher_can_fail() -> None:
         "bashlex.parser",
         "harness_core.testing",
     ]
+
+
+def test_harness_plugins_json_does_not_load_rich(tmp_path: Path) -> None:
+    modules = _imported_modules("-m harness_core.cli plugins --json", tmp_path)
+    assert "harness_core.cli.plugins_command" in modules
+    assert [m for m in modules if m == "rich" or m.startswith("rich.")] == []
+    assert [m for m in modules for d in DISCOVERY_DEFERRED if m == d or m.startswith(d + ".")] == []
+
+
+def test_a_plugin_distribution_s_metadata_is_parsed_once(tmp_path: Path) -> None:
+    import importlib.metadata
+    from types import SimpleNamespace
+
+    from harness_core.plugins.records import distribution_of
+
+    info = tmp_path / "demo_dist-1.2.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: demo-dist\nVersion: 1.2\n\nA long description.\n")
+    reads: list[int] = []
+
+    class CountingDistribution(importlib.metadata.PathDistribution):
+        @property
+        def metadata(self) -> importlib.metadata.PackageMetadata:
+            reads.append(1)
+            return super().metadata
+
+    assert distribution_of(SimpleNamespace(dist=CountingDistribution(info))) == ("demo-dist", "1.2")
+    assert len(reads) == 1  # name and version from one parse (it was one parse each)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: demo-dist\n\n")
+    assert distribution_of(SimpleNamespace(dist=CountingDistribution(info))) == ("demo-dist", None)

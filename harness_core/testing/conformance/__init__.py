@@ -53,6 +53,10 @@ Example (the scripted in-process adapter runs it in ``tests/agent``)::
 A runtime that lacks a capability skips the tests that need it, with the reason, via
 :attr:`AdapterConformanceSuite.unsupported` (``{"test name": "reason"}``); built-in approval
 tests skip themselves when the adapter says ``supports_builtin_approvals = False``.
+
+An adapter whose runtime is a process of its own also subclasses :class:`RuntimeFaultSuite`
+(``faults.py``): the real runtime SIGKILLed during a model request, while a host tool runs and
+while an approval waits must give a prompt ``runtime-crashed`` error and a usable session.
 """
 
 from __future__ import annotations
@@ -69,6 +73,7 @@ from harness_core.testing.conformance.checks import (
     check_stream_shape,
 )
 from harness_core.testing.conformance.child import main
+from harness_core.testing.conformance.faults import RuntimeFaultSuite
 from harness_core.testing.conformance.fixtures import (
     EXECUTIONS_FILE,
     ConformanceTarget,
@@ -96,6 +101,7 @@ __all__ = [
     "ConformanceTarget",
     "DenyShellPolicy",
     "ModelResponse",
+    "RuntimeFaultSuite",
     "Scenario",
     "ScenarioCall",
     "ScenarioFailure",

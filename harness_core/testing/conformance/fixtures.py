@@ -15,6 +15,7 @@ import pydantic
 from harness_core.agent.harness_agent import HarnessAgent
 from harness_core.approval import ApprovalContext, ApprovalDecision, ApprovalStatus
 from harness_core.hookspecs import hookimpl
+from harness_core.skills import Skill
 from harness_core.testing.conformance.scenario import (
     Scenario,
 )
@@ -105,16 +106,24 @@ def agent_kwargs_from_spec(spec: Mapping[str, Any], workspace: Path) -> dict[str
     """Agent keyword arguments from a JSON spec (the same in the test and the child process).
 
     Spec keys: ``tool_approval``, ``permission_mode``, ``active_tools``, ``inactive_tools``,
-    ``tools_context``, ``deny_shell`` (bool: add :class:`DenyShellPolicy`). The
-    conformance host tools are always given.
+    ``tools_context``, ``deny_shell`` (bool: add :class:`DenyShellPolicy`), ``skills``
+    (``[{"name", "description", "content", "files": {path: text}}]``, built into
+    :class:`~harness_core.Skill` objects) and ``telemetry`` (a :class:`~harness_core.Telemetry`,
+    passed as is: in-process only, never JSON) and ``extra_tools`` (host tools added to the
+    conformance ones, in-process only). The conformance host tools are always given.
     """
-    kwargs: dict[str, Any] = {"tools": conformance_tools(workspace)}
+    kwargs: dict[str, Any] = {"tools": [*conformance_tools(workspace), *spec.get("extra_tools", ())]}
     for key in ("tool_approval", "permission_mode", "active_tools", "inactive_tools"):
         if spec.get(key) is not None:
             kwargs[key] = spec[key]
     kwargs["tools_context"] = spec.get("tools_context") or {"conformance_whoami": {"user": "conformance-user"}}
     if spec.get("deny_shell"):
         kwargs["plugins"] = [DenyShellPolicy()]
+    if spec.get("skills"):
+        kwargs["skills"] = [Skill(s["name"], s["description"], s["content"],
+                                  files=list(dict(s.get("files") or {}).items())) for s in spec["skills"]]
+    if spec.get("telemetry") is not None:
+        kwargs["telemetry"] = spec["telemetry"]
     return kwargs
 
 

@@ -39,16 +39,21 @@ class ModelResponse:
         calls: tool calls made in this response (parallel calls when several).
         echo_results: append the text of every tool result the model received.
         fail: the model endpoint fails with this message instead of answering.
+        echo_seen: markers to append, each one the model's request carries anywhere (its
+            messages, instructions or tool list): what reached the model (a steering message,
+            a skill's description). Played by :func:`~harness_core.testing.scenario_script`
+            (a model server); the in-process scripted adapter ignores it.
     """
 
     text: str | None = None
     calls: tuple[ScenarioCall, ...] = ()
     echo_results: bool = False
     fail: str | None = None
+    echo_seen: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         return {"text": self.text, "calls": [c.to_json() for c in self.calls], "echo_results": self.echo_results,
-                "fail": self.fail}
+                "fail": self.fail, "echo_seen": list(self.echo_seen)}
 
 
 @attrs.frozen
@@ -84,6 +89,7 @@ class Scenario:
         return cls(name=data["name"], prompts=tuple(
             ScenarioPrompt(prompt=p["prompt"], responses=tuple(
                 ModelResponse(text=r.get("text"), echo_results=bool(r.get("echo_results")), fail=r.get("fail"),
+                              echo_seen=tuple(r.get("echo_seen") or ()),
                               calls=tuple(ScenarioCall(tool=c["tool"], input=c["input"], id=c["id"],
                                                        builtin=bool(c.get("builtin"))) for c in r.get("calls", ())))
                 for r in p["responses"]))
@@ -95,9 +101,10 @@ class Scenario:
         return tuple(c for p in self.prompts for r in p.responses for c in r.calls)
 
 
-def say(text: str, *, echo: bool = False) -> ModelResponse:
-    """A text response (optionally echoing the tool results received)."""
-    return ModelResponse(text=text, echo_results=echo)
+def say(text: str, *, echo: bool = False, echo_seen: tuple[str, ...] = ()) -> ModelResponse:
+    """A text response (optionally echoing the tool results received, and the ``echo_seen``
+    markers the request carries)."""
+    return ModelResponse(text=text, echo_results=echo, echo_seen=echo_seen)
 
 
 def builtin(tool: str, call_id: str, **input: Any) -> ModelResponse:

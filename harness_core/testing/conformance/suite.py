@@ -30,12 +30,14 @@ from harness_core.parts.models import (
     parse_part,
 )
 from harness_core.testing.conformance.approval_match import ApprovalMatchChecks
+from harness_core.testing.conformance.capability_sections import CapabilityChecks
 from harness_core.testing.conformance.checks import (
     check_automatic_denial,
     check_stream_shape,
     final_results,
     parts_of,
 )
+from harness_core.testing.conformance.cross_process import CrossProcessChecks
 from harness_core.testing.conformance.features import FeatureChecks
 from harness_core.testing.conformance.fixtures import (
     executions,
@@ -55,7 +57,8 @@ from harness_core.testing.conformance.scenario import (
 __all__ = ["AdapterConformanceSuite"]
 
 
-class AdapterConformanceSuite(ApprovalMatchChecks, ParityChecks, FeatureChecks):
+class AdapterConformanceSuite(ApprovalMatchChecks, ParityChecks, FeatureChecks, CapabilityChecks,
+                              CrossProcessChecks):
     """Subclass as ``Test...`` in your plugin's tests; see the module docs.
 
     Class attributes:

@@ -10,21 +10,22 @@ adapter with :func:`acp`::
     adapter = acp(agent="pi-acp")
     adapter = acp(command=["my-agent", "--acp"], permission_mode_mapping={"allow-reads": "read-only"})
 
-The SDK is imported only when an adapter is built or used. See ``docs/acp.md``.
+Every name is imported on first use, and the SDK only when an adapter is built or used. See
+``docs/acp.md``.
 """
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
-
-from ._builtins import BUILTINS, BY_KIND, BY_NAME
-from ._events import AcpEvent
-from ._profiles import PROFILES, AgentProfile, Launch, LaunchRequest
-from ._settings import HARNESS_ID, HOST_PREFIX, HOST_SERVER, AcpSettings
 
 if TYPE_CHECKING:
     from ._adapter import AcpAdapter, acp
+    from ._builtins import BUILTINS, BY_KIND, BY_NAME
+    from ._events import AcpEvent
+    from ._profiles import PROFILES, AgentProfile, Launch, LaunchRequest
     from ._session import AcpSession
+    from ._settings import HARNESS_ID, HOST_PREFIX, HOST_SERVER, AcpSettings
     from ._turn import AcpTurn
 
 __all__ = [
@@ -46,13 +47,37 @@ __all__ = [
     "acp",
 ]
 
-_LAZY = {"AcpAdapter": "._adapter", "acp": "._adapter", "AcpSession": "._session", "AcpTurn": "._turn"}
+_LAZY: dict[str, str] = {
+    "AcpAdapter": "._adapter",
+    "acp": "._adapter",
+    "BUILTINS": "._builtins",
+    "BY_KIND": "._builtins",
+    "BY_NAME": "._builtins",
+    "AcpEvent": "._events",
+    "AgentProfile": "._profiles",
+    "Launch": "._profiles",
+    "LaunchRequest": "._profiles",
+    "PROFILES": "._profiles",
+    "AcpSession": "._session",
+    "AcpSettings": "._settings",
+    "HARNESS_ID": "._settings",
+    "HOST_PREFIX": "._settings",
+    "HOST_SERVER": "._settings",
+    "AcpTurn": "._turn",
+}
+"""Public name -> defining module, imported on first use (PEP 562): plugin discovery imports
+:mod:`harness_acp.plugin` through this package and must not pay for the settings, event or
+profile classes (nor the SDK)."""
 
 
 def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'harness_acp' has no attribute {name!r}")
-    import importlib
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
 
-    return getattr(importlib.import_module(module, __name__), name)
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -6,7 +6,7 @@ from typing import Any
 
 from harness_core import StartRequest
 
-from ._capabilities import CAPABILITIES
+from ._capabilities import acp_capabilities
 from ._session import AcpSession
 from ._settings import HARNESS_ID, HOST_PREFIX, AcpSettings
 
@@ -30,10 +30,11 @@ class AcpAdapter:
     host_tool_prefix: str = HOST_PREFIX
     """Host tools reach the runtime as ``mcp__harness__<name>`` (the core keeps the
     prefixed name within the provider's 64 characters)."""
-    capabilities = CAPABILITIES
 
     def __init__(self, settings: AcpSettings) -> None:
         self.settings = settings
+        self.capabilities = acp_capabilities(settings)
+        """What this agent supports (skills and stop conditions depend on its profile)."""
         profile = settings.profile
         writes = settings.base_url is not None
         self.supports_builtin_approvals: bool = profile.can_ask(writes) if profile is not None else True

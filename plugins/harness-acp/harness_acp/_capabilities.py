@@ -1,4 +1,10 @@
-"""What the ACP adapter supports (:mod:`harness_core.capabilities` declarations)."""
+"""What the ACP adapter supports (:mod:`harness_core.capabilities` declarations).
+
+Skills, stop conditions and structured output depend on the agent: the codex-acp and pi-acp
+profiles know where their agent reads skills and in which order it reports a model step (so
+the last step's text is the answer); a plain ``command`` agent is refused with the reason
+(:func:`acp_capabilities`).
+"""
 
 from __future__ import annotations
 
@@ -7,13 +13,17 @@ from typing import Final
 
 from harness_core import Capability, CapabilitySupport, supported, unsupported
 
-__all__ = ["CAPABILITIES"]
+from ._settings import AcpSettings
+
+__all__ = ["CAPABILITIES", "acp_capabilities"]
 
 CAPABILITIES: Final[Mapping[Capability, CapabilitySupport]] = {
     Capability.STRUCTURED_OUTPUT: unsupported("the Agent Client Protocol has no output-schema or response-format "
-                                              "field on session/prompt"),
+                                              "field on session/prompt, and the adapter cannot tell a plain command "
+                                              "agent's last model step (the answer) from the rest of its turn"),
     Capability.STOP_CONDITIONS: unsupported("ACP reports no model-step boundaries (session/update has no step "
-                                            "events), so there is no finished step to stop after"),
+                                            "events); the adapter infers them only for the codex-acp and pi-acp "
+                                            "profiles, whose update order it knows"),
     Capability.PLAN_MODE: unsupported("ACP session modes are agent-specific (session/set_mode); no profile maps "
                                       "one to a read-only plan mode yet"),
     Capability.COMPACTION: unsupported("ACP has no compaction request"),
@@ -21,6 +31,35 @@ CAPABILITIES: Final[Mapping[Capability, CapabilitySupport]] = {
     Capability.MCP_SERVERS: supported("passed to the agent in session/new mcpServers"),
     Capability.STEERING: unsupported("ACP's session/prompt takes one message per prompt; the protocol has no way "
                                      "to add one to a running prompt"),
-    Capability.SKILLS: unsupported("not mapped yet"),
+    Capability.SKILLS: unsupported("ACP has no way to hand skills to an agent, and the adapter does not know where "
+                                   "a plain command agent reads them (the codex-acp and pi-acp profiles install them)"),
 }
-"""Capability declarations of the ``acp`` adapter."""
+"""Capability declarations of a plain ``command`` ACP agent (the profiles add to them)."""
+
+_STEPS: Final = {
+    "usage": "evaluated by the core after each step; a step ends when its tool calls finished and the agent's "
+             "usage_update reported the model response done (ACP has no step events); the agent's later updates "
+             "wait queued",
+    "calls": "evaluated by the core after each step; a step ends when the tool calls the agent announced for it "
+             "all finished (ACP has no step events); the agent's later updates wait queued",
+}
+
+
+def acp_capabilities(settings: AcpSettings) -> Mapping[Capability, CapabilitySupport]:
+    """The declarations for one adapter: :data:`CAPABILITIES` plus what its profile maps."""
+    caps = dict(CAPABILITIES)
+    profile = settings.profile
+    if profile is None:
+        return caps
+    if profile.step_signal in _STEPS:
+        caps[Capability.STOP_CONDITIONS] = supported(_STEPS[profile.step_signal])
+        caps[Capability.STRUCTURED_OUTPUT] = supported(
+            "by instruction (ACP has no output-schema field): the JSON Schema is appended to the prompt and the "
+            "last model step's text is validated by the core, with repair turns; the model is not constrained")
+    if profile.skills_how and settings.base_url is not None:
+        caps[Capability.SKILLS] = supported(profile.skills_how)
+    elif profile.skills_how:
+        caps[Capability.SKILLS] = unsupported(
+            f"{profile.name} without base_url= runs on your own agent configuration; skills are installed only into "
+            "the isolated home the adapter writes with base_url=")
+    return caps

@@ -13,13 +13,13 @@ import json
 import os
 import platform
 import shutil
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Final
 
 import attrs
 
-from harness_core import MAX_OUTPUT_CHARS
+from harness_core import MAX_OUTPUT_CHARS, Skill, install_skills
 
 __all__ = ["PROFILES", "AgentProfile", "Launch", "LaunchRequest", "find_codex_acp_binary", "result_content"]
 
@@ -47,6 +47,9 @@ class LaunchRequest:
     mcp_servers: Mapping[str, Mapping[str, Any]] = attrs.field(factory=dict)
     """Stdio / HTTP MCP servers (the relay included), for profiles that write them into
     the agent's own config (``mcp_in_config``)."""
+    skills: Sequence[Skill] = ()
+    """Skills to install where the agent reads them (profiles with ``skills_how``; only
+    when the profile writes the agent's config, so always into its isolated home)."""
 
 
 @attrs.frozen
@@ -137,6 +140,12 @@ class AgentProfile:
         launch: builds the :class:`Launch` for a session.
         noise: tells agent message text that is the agent talking about itself (a startup
             banner, a config warning), dropped from the stream.
+        skills_how: where :attr:`launch` installs skills in the isolated home it writes
+            (the ``skills`` capability's detail), or ``""`` when it does not.
+        step_signal: how the adapter finds model-step boundaries (stop conditions):
+            ``"usage"`` (a ``usage_update`` ends each model response, then the step's calls
+            finish), ``"calls"`` (the agent announces a response's calls before running
+            them: the step ends when they all finished), or ``""`` (unknown: refused).
     """
 
     name: str
@@ -153,6 +162,8 @@ class AgentProfile:
     launch: Callable[[LaunchRequest], Launch] = _plain
     noise: Callable[[str], bool] = _never
     permission_call: Callable[[Any], Any] = _no_call
+    skills_how: str = ""
+    step_signal: str = ""
 
     def can_reach_mcp(self, writes_config: bool) -> bool:
         """True when MCP servers (and so host tools) reach the agent."""
@@ -237,6 +248,8 @@ def _codex_launch(request: LaunchRequest) -> Launch:
         "stream_max_retries = 0",
     ]
     (codex_home / "config.toml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    if request.skills:
+        install_skills(request.skills, codex_home / "skills")  # Codex's user skills, in the isolated home
     _codex_rules(codex_home, request.builtin_approvals)
     env.update(CODEX_HOME=str(codex_home), HARNESS_ACP_API_KEY=request.api_key or "unused")
     env.setdefault("HOME", str(request.scratch))
@@ -270,6 +283,8 @@ def _pi_launch(request: LaunchRequest) -> Launch:
             entry["cwd"] = config["cwd"]
         servers[name] = {**entry, "exposure": "direct"}
     (agent_dir / "mcp.json").write_text(json.dumps({"mcpServers": servers}), encoding="utf-8")
+    if request.skills:
+        install_skills(request.skills, agent_dir / "skills")  # pi's user skills, in the isolated home
     extension = agent_dir / "extensions" / "harness-approvals.ts"
     if request.builtin_approvals:
         extension.parent.mkdir(exist_ok=True)
@@ -301,6 +316,8 @@ PROFILES: Final[Mapping[str, AgentProfile]] = {
         writes_config=True,
         launch=_codex_launch,
         noise=_codex_noise,
+        skills_how="installed in CODEX_HOME/skills/<name>/SKILL.md of the Codex home the adapter writes",
+        step_signal="usage",
     ),
     "pi-acp": AgentProfile(
         name="pi-acp",
@@ -314,6 +331,9 @@ PROFILES: Final[Mapping[str, AgentProfile]] = {
         writes_config=True,
         launch=_pi_launch,
         noise=_pi_noise,
+        skills_how="installed in pi's skills folder of the private home the adapter writes "
+                   "(PI_CODING_AGENT_DIR/skills); pi lists them in its system prompt",
+        step_signal="calls",
     ),
 }
 """The known agent profiles, by name."""

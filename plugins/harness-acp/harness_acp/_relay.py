@@ -62,6 +62,7 @@ class RelayChannel:
         self._server: asyncio.Server | None = None
         self.address = ""
         self.refused = 0
+        self._connections: set[asyncio.Task[Any]] = set()
 
     async def start(self) -> None:
         """Listen on 127.0.0.1 (a free port)."""
@@ -70,10 +71,17 @@ class RelayChannel:
         self.address = f"{host}:{port}"
 
     async def close(self) -> None:
-        """Stop listening. Idempotent."""
+        """Stop listening and cancel the calls still being served (a call whose agent died
+        would otherwise wait forever for its turn). Idempotent."""
         server, self._server = self._server, None
         if server is not None:
             server.close()
+        connections, self._connections = self._connections, set()
+        for task in connections:
+            task.cancel()
+        if connections:
+            await asyncio.wait(connections, timeout=1.0)
+        if server is not None:
             with contextlib.suppress(Exception):
                 await asyncio.wait_for(server.wait_closed(), 1.0)
 
@@ -83,6 +91,9 @@ class RelayChannel:
                 "env": {RELAY_ADDRESS_ENV: self.address, RELAY_TOKEN_ENV: self.token}}
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        task = asyncio.current_task()
+        if task is not None:
+            self._connections.add(task)
         try:
             line = await reader.readline()
             reply = await self._answer(line)
@@ -91,6 +102,8 @@ class RelayChannel:
         except (ConnectionError, asyncio.IncompleteReadError, ValueError):
             pass
         finally:
+            if task is not None:
+                self._connections.discard(task)
             writer.close()
             with contextlib.suppress(Exception):
                 await writer.wait_closed()

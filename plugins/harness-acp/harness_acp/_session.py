@@ -28,6 +28,7 @@ from harness_core import (
     ToolOutput,
     TurnStateError,
     runtime_confinement,
+    with_output_instruction,
 )
 
 from ._client import AcpClient
@@ -76,6 +77,7 @@ class AcpSession:
         self._permission_mode = request.permission_mode
         self._host_tools: tuple[HostToolSpec, ...] = tuple(request.host_tools)
         self._instructions = request.instructions
+        self._skills = tuple(request.skills)  # installed by the profile's launch (refused at construction otherwise)
         self._resume = _unwrap(request.resume_from) if request.resume_from is not None else None
         if request.continue_from is not None:
             raise HarnessCapabilityUnsupportedError(
@@ -102,6 +104,7 @@ class AcpSession:
                 "remove the host tools (inactive_tools=...), let the adapter write the agent's config (base_url=...) "
                 "or use another agent")
         self.reject_ends_turn = profile.reject_ends_turn if profile is not None else False
+        self.step_signal = profile.step_signal if profile is not None else ""  # AgentProfile.step_signal
         self.files = WorkspaceFiles(request.sandbox or LocalSandbox(self.cwd), self._file_written)
         self._scratch = Path(tempfile.mkdtemp(prefix="harness-acp-"))
         self._relay: RelayChannel | None = None
@@ -172,7 +175,7 @@ class AcpSession:
         launch_request = LaunchRequest(
             command=settings.command, scratch=self._scratch, builtin_approvals=self.builtin_approvals and not mapped,
             base_url=settings.base_url, model=settings.model, api_key=settings.api_key, home=settings.home,
-            mcp_servers=configs,
+            mcp_servers=configs, skills=self._skills,
         )
         launch = profile.launch(launch_request) if profile is not None else None
         argv = launch.argv if launch is not None else settings.command
@@ -346,7 +349,7 @@ class AcpSession:
             except Exception as error:
                 turn.fail_now(str(error), "runtime-start")
                 return turn
-        text = request.prompt
+        text = with_output_instruction(request.prompt, request.output_schema)  # structured output by instruction
         instructions = request.instructions if request.instructions is not None else self._instructions
         if self._first_prompt and instructions:
             text = f"<instructions>\n{instructions}\n</instructions>\n\n{text}"

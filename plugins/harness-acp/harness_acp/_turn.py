@@ -29,6 +29,7 @@ from harness_core import (
     FinishReason,
     HostToolCall,
     PendingRequest,
+    StepBoundaries,
     ToolCall,
     ToolOutput,
     TurnEnd,
@@ -117,6 +118,8 @@ class AcpTurn:
         self._task: asyncio.Task[None] | None = None
         self._settle_at: float | None = None
         self._usage = Usage()
+        # stop conditions: the profile says how a model step ends (AgentProfile.step_signal)
+        self._steps = StepBoundaries(response_signal=session.step_signal == "usage")
         self.finished = False
         self.ended = False
         self.aborted = False
@@ -189,6 +192,7 @@ class AcpTurn:
         self._push("control", BuiltinApprovalRequest(approval_id, call))
         await waiter.event.wait()
         if not waiter.approved:
+            self._steps.call_finished(call_id)
             self.tracker.mark_denied(call_id)
             if not waiter.cancelled:
                 self._denials.append((identity.title, waiter.reason or DEFAULT_DENIAL))
@@ -246,6 +250,7 @@ class AcpTurn:
         waiter = self._host_waiters.get(tool_call_id)
         if waiter is None or waiter.event.is_set():
             raise KeyError(f"no host tool call {tool_call_id!r} waits for a result in this ACP turn")
+        self._steps.call_finished(tool_call_id)
         waiter.settle(True, output=output)
 
     def _release(self, reason: str) -> None:
@@ -301,17 +306,28 @@ class AcpTurn:
         if kind == "update":
             name = getattr(payload, "session_update", None)
             if name in _TOOL_UPDATES:
-                parts = self.tracker.on_update(payload)
+                call_id = str(getattr(payload, "tool_call_id", ""))
+                parts = [*self._steps.model_output(call_id), *self.tracker.on_update(payload)]
+                if str(getattr(payload.status, "value", payload.status)) in ("completed", "failed"):
+                    self._steps.call_finished(call_id)
                 if parts:
                     self._outbox.append(AcpEvent(parts=tuple(parts)))
                 return
             if name == "usage_update":
                 self._note_usage(payload)
+                self._steps.response_done()
             if name == "agent_message_chunk" and self._session.is_noise(payload):
                 return
+            if name in ("agent_message_chunk", "agent_thought_chunk"):
+                boundary = self._steps.model_output()
+                if boundary:
+                    self._outbox.append(AcpEvent(parts=tuple(boundary)))
             self._outbox.append(AcpEvent(update=payload))
         elif kind == "control":
             self._settle_at = time.monotonic() + SETTLE_SECONDS
+            boundary = self._steps.model_output(payload.call.tool_call_id)  # in queue order, like the updates
+            if boundary:
+                self._outbox.append(AcpEvent(parts=tuple(boundary)))
             self._outbox.append(payload)
         elif kind == "file":
             path, change = payload
@@ -342,6 +358,8 @@ class AcpTurn:
             self._outbox.append(TurnEnd(finish_reason="error", usage=self._usage, error=str(payload),
                                         error_type="agent-error"))
         else:
+            # the connection can close before the process is reaped: never reuse it
+            self._session.restart_before_next_prompt()
             message = self._session.describe_crash(payload)
             self._outbox.append(TurnEnd(finish_reason="error", usage=self._usage, error=message,
                                         error_type="runtime-crashed"))

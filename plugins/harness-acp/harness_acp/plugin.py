@@ -1,22 +1,29 @@
 """Hook implementations of harness-acp (entry point ``acp`` in group ``harness``).
 
-Importing this module imports neither the ``agent-client-protocol`` SDK nor the session
-code: the factory imports them when an adapter is built.
+Importing this module imports nothing of the plugin but this module: not the
+``agent-client-protocol`` SDK, the session code, the settings, the profiles or the event
+class (plugin discovery stays cheap). The factory imports the adapter when one is built,
+``harness_declare_builtins`` the built-in table when asked.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from harness_core import BuiltinTool, Part, ProjectionContext, hookimpl
+from harness_core import hookimpl
 
-from ._builtins import BUILTINS
-from ._events import AcpEvent
+if TYPE_CHECKING:
+    from harness_core import BuiltinTool, Part, ProjectionContext
 
 __all__ = ["harness_adapters", "harness_declare_builtins", "harness_project_event"]
 
 HARNESS_ID = "acp"
+"""The same as :data:`harness_acp.HARNESS_ID` (a test checks), without importing the settings."""
+
+_EVENTS_MODULE = "harness_acp._events"
+"""Where :class:`~harness_acp.AcpEvent` lives: until it is imported, no event can be one."""
 
 
 def _factory(**settings: Any) -> Any:
@@ -34,15 +41,19 @@ def harness_adapters() -> Mapping[str, Any]:
 @hookimpl
 def harness_declare_builtins(harness_id: str) -> Sequence[BuiltinTool] | None:
     """The built-ins by ACP tool kind (see :mod:`harness_acp._builtins`) for ``acp``."""
-    return list(BUILTINS) if harness_id == HARNESS_ID else None
+    if harness_id != HARNESS_ID:
+        return None
+    from ._builtins import BUILTINS
+
+    return list(BUILTINS)
 
 
 @hookimpl
 def harness_project_event(event: object, context: ProjectionContext) -> Sequence[Part] | None:
     """Project :class:`~harness_acp.AcpEvent`\\ s; ``None`` for other events."""
-    if not isinstance(event, AcpEvent):
+    events = sys.modules.get(_EVENTS_MODULE)
+    if events is None or not isinstance(event, events.AcpEvent):
         return None
     from ._projection import project
 
     return project(event, context)
-

@@ -26,7 +26,7 @@ from .mcp_tools import McpToolbox
 from .models.base import ToolSpec
 from .prompt import system_prompt
 from .tools import SKILL_TOOL, skill_tool_description
-from .turn_features import TurnFeatures
+from .turn_features import FINAL_ANSWER, TurnFeatures
 from .workspace import Workspace
 
 __all__ = ["ToolOffer"]
@@ -101,10 +101,16 @@ class ToolOffer:
         its instructions and its structured output / plan mode (replacing the previous prompt's).
 
         Raises:
-            HarnessConfigurationError: a host tool has a built-in's name.
+            HarnessConfigurationError: a host tool has a built-in's name, or is named
+                ``final_answer`` while the prompt asks for structured output.
         """
         if host_tools:
             self._set_host_tools(host_tools)
+        if features is not None and features.output_schema is not None and \
+                any(spec.name == FINAL_ANSWER for spec in self._host_tools):
+            raise HarnessConfigurationError(
+                f"host tool {FINAL_ANSWER!r} has the name of the built-in harness's structured-output tool; "
+                "rename it to use output=")
         self._prompt_instructions = instructions
         self._features = features or TurnFeatures()
         self._system = None

@@ -133,8 +133,6 @@ async def test_plan_mode_offers_read_only_tools_and_switches_back(scripted_model
     assert any(isinstance(p, TextDeltaPart) for p in plan.parts)
 
 
-@pytest.mark.xfail(strict=True, reason="known bug: output= is lost by the core when a turn is suspended and continued in "
-                   "another session: result.output is None, no error (the built-in harness keeps final_answer)")
 async def test_structured_output_survives_suspend_and_continue(scripted_model_server: Any, workspace: Path) -> None:
     from harness_core import OutputValidationError, define_harness_tool
 
@@ -150,14 +148,49 @@ async def test_structured_output_survives_suspend_and_continue(scripted_model_se
         state = json.loads(json.dumps(await session.suspend_turn()))
     [request] = first.approval_requests
     async with await agent.create_session(continue_from=state, sandbox=LocalSandbox(workspace)) as resumed:
-        second = await agent.continue_generate(session=resumed, approval_responses=[
+        second = await agent.continue_generate(session=resumed, output=Plan, approval_responses=[
             {"approval_id": request.approval_id, "approved": True}])
+    assert state["output"]["json_schema"]["required"] == ["files", "risky"]
     assert "final_answer" in server.model_requests[1].tool_names
     try:
         output = second.output
     except OutputValidationError:
         return  # at least not silent
     assert output == Plan(files=["a.py"], risky=False)
+
+
+async def test_output_from_suspended_state_without_the_model(scripted_model_server: Any, workspace: Path) -> None:
+    # the state carries the JSON Schema: without output= the continued answer is validated into
+    # a dict; an agent whose output= has that schema gives its model; another schema is refused
+    from harness_core import HarnessConfigurationError, define_harness_tool
+
+    def server_for(answer: dict[str, Any]) -> Any:
+        return scripted_model_server(Script.of(ModelTurn(tool_calls=[ToolCallSpec("ping", {})]),
+                                               ModelTurn(tool_calls=[ToolCallSpec("final_answer", answer)])))
+
+    ping = define_harness_tool(name="ping", description="p", input={"type": "object"}, execute=lambda i, c: "pong")
+
+    async def suspended(agent: HarnessAgent) -> tuple[Any, str]:
+        async with await agent.create_session(sandbox=LocalSandbox(workspace)) as session:
+            first = await agent.generate(session=session, prompt="Plan", output=Plan)
+            return json.loads(json.dumps(await session.suspend_turn())), first.approval_requests[0].approval_id
+
+    plain = agent_for(server_for({"files": ["a.py"], "risky": True}), "anthropic", tools=[ping],
+                      tool_approval={"ping": "user-approval"})
+    state, approval_id = await suspended(plain)
+    answer = [{"approval_id": approval_id, "approved": True}]
+    async with await plain.create_session(continue_from=state, sandbox=LocalSandbox(workspace)) as resumed:
+        with pytest.raises(HarnessConfigurationError, match="turn's JSON Schema"):
+            plain.continue_stream(session=resumed, approval_responses=answer, output={"type": "object"})
+        second = await plain.continue_generate(session=resumed, approval_responses=answer)
+    assert second.output == {"files": ["a.py"], "risky": True}
+    typed = agent_for(server_for({"files": ["b.py"], "risky": False}), "anthropic", tools=[ping],
+                      tool_approval={"ping": "user-approval"}, output=Plan)
+    state, approval_id = await suspended(typed)
+    async with await typed.create_session(continue_from=state, sandbox=LocalSandbox(workspace)) as resumed:
+        third = await typed.continue_generate(session=resumed, approval_responses=[
+            {"approval_id": approval_id, "approved": True}])
+    assert third.output == Plan(files=["b.py"], risky=False)  # the agent's model, same schema
 
 
 async def test_plan_mode_survives_suspend_and_continue(scripted_model_server: Any, workspace: Path) -> None:

@@ -73,3 +73,35 @@ async def test_a_repair_turn_without_skills_does_not_name_the_skill_tool(scripte
     note = json.dumps(server.model_requests[1].body["messages"][-1])
     assert "only read-only tools are available (glob, grep, ls, read)" in note
     assert "skill" not in server.model_requests[1].tool_names
+
+
+@pytest.mark.parametrize("skills", [[], [SKILL]])
+def test_a_host_tool_named_skill_is_refused_at_construction(skills: list[Skill]) -> None:
+    # the built-in 'skill' tool's name is reserved, with or without skills= (no silent shadowing)
+    from harness_core import ToolNameConflictError, define_harness_tool
+
+    mine = define_harness_tool(name="skill", description="Mine.", input={"type": "object"}, execute=lambda i, c: "x")
+    options = {"model": "anthropic:fake-model", "base_url": "http://127.0.0.1:9", "api_key": "k"}
+    with pytest.raises(ToolNameConflictError, match=r"host tool 'skill' \(from the tools= argument\) has the name of "
+                       r"a built-in tool of harness 'builtin' \(Load a skill.*rename the host tool"):
+        HarnessAgent(harness="builtin", harness_options=options, tools=[mine], skills=skills,
+                     inactive_tools=["skill"], include_plugin_tools=False)
+    with pytest.raises(Exception, match="extra tool 'skill' has the name of a built-in tool"):
+        HarnessAgent(harness="builtin", harness_options={**options, "extra_tools": {"skill": mine}},
+                     include_plugin_tools=False)
+
+
+async def test_a_host_tool_named_final_answer_is_refused_with_output(scripted_model_server: Any,
+                                                                     workspace: Path) -> None:
+    from harness_core import define_harness_tool
+
+    server = scripted_model_server(Script.of("plain", "never"))
+    mine = define_harness_tool(name="final_answer", description="Mine.", input={"type": "object"},
+                               execute=lambda i, c: "x")
+    agent = agent_for(server, tools=[mine])
+    async with await agent.create_session(sandbox=LocalSandbox(workspace)) as session:
+        plain = await agent.generate(session=session, prompt="hi")  # no output=: no clash
+        assert plain.text == "plain"
+        result = await agent.generate(session=session, prompt="hi", output={"type": "object"})
+    assert result.finish_reason == "error" and "structured-output tool" in (result.error or "")
+    assert len(server.model_requests) == 1

@@ -96,8 +96,6 @@ async def test_steering_refuses_bad_text_and_an_idle_session(scripted_model_serv
     assert not server.model_requests
 
 
-@pytest.mark.xfail(strict=True, reason="known gap: suspend_turn() drops a steering message accepted while the turn "
-                   "waits for an approval (neither in the state nor refused)")
 async def test_a_steer_accepted_while_waiting_is_not_lost_by_suspend(scripted_model_server: Any,
                                                                      workspace: Path) -> None:
     server = scripted_model_server(Script.of(ModelTurn(tool_calls=[ToolCallSpec("lookup", {})]), "Done."))

@@ -14,15 +14,15 @@ plugin is discovered. See ``docs/claude-code.md``.
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
-
-from ._builtins import BUILTINS, BY_NAME, BY_NATIVE, builtin_for_native
-from ._events import ClaudeCodeEvent, TurnView
-from ._settings import HARNESS_ID, HOST_SERVER, ClaudeCodeSettings
 
 if TYPE_CHECKING:
     from ._adapter import ClaudeCodeAdapter, claude_code, find_cli
+    from ._builtins import BUILTINS, BY_NAME, BY_NATIVE, builtin_for_native
+    from ._events import ClaudeCodeEvent, TurnView
     from ._session import ClaudeCodeSession
+    from ._settings import HARNESS_ID, HOST_SERVER, ClaudeCodeSettings
     from ._turn import ClaudeCodeTurn
 
 __all__ = [
@@ -42,19 +42,35 @@ __all__ = [
     "find_cli",
 ]
 
-_LAZY = {
+_LAZY: dict[str, str] = {
     "ClaudeCodeAdapter": "._adapter",
     "claude_code": "._adapter",
     "find_cli": "._adapter",
+    "BUILTINS": "._builtins",
+    "BY_NAME": "._builtins",
+    "BY_NATIVE": "._builtins",
+    "builtin_for_native": "._builtins",
+    "ClaudeCodeEvent": "._events",
+    "TurnView": "._events",
     "ClaudeCodeSession": "._session",
+    "HARNESS_ID": "._settings",
+    "HOST_SERVER": "._settings",
+    "ClaudeCodeSettings": "._settings",
     "ClaudeCodeTurn": "._turn",
 }
+"""Public name -> defining module, imported on first use (PEP 562): plugin discovery imports
+:mod:`harness_claude_code.plugin` through this package and must not pay for the settings or
+event classes (nor the SDK)."""
 
 
 def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'harness_claude_code' has no attribute {name!r}")
-    import importlib
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
 
-    return getattr(importlib.import_module(module, __name__), name)
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import anyio
 
-from harness_core import BuiltinFilter, ToolOutput
+from harness_core import BuiltinFilter, BuiltinTool, ToolOutput
 
 from ._builtins import BY_NATIVE
 from ._plan import plan_refusal
@@ -35,6 +35,12 @@ if TYPE_CHECKING:
 __all__ = ["RuntimeCallbacks"]
 
 _ASK: Final = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "ask"}}
+_ALLOW: Final = {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow"}}
+
+
+def _deny(reason: str) -> dict[str, Any]:
+    return {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+                                   "permissionDecisionReason": reason}}
 
 
 class RuntimeCallbacks:
@@ -45,24 +51,43 @@ class RuntimeCallbacks:
         builtin_filter: the session's built-in filter, or ``None``.
         plan_mode: returns True while the current turn is in plan mode (:mod:`._plan`).
         bypass: the session needs no built-in approvals (plan mode then allows reads at once).
+        read_only_host_tools: returns the names of the current process's read-only host
+            tools (``HostToolSpec.read_only``), the only host tools plan mode runs.
+        mcp_declaration: the declaration of an external MCP tool by native name, or ``None``.
     """
 
     def __init__(self, current_turn: Callable[[], ClaudeCodeTurn | None], builtin_filter: BuiltinFilter | None,
-                 *, plan_mode: Callable[[], bool] = lambda: False, bypass: bool = False) -> None:
+                 *, plan_mode: Callable[[], bool] = lambda: False, bypass: bool = False,
+                 read_only_host_tools: Callable[[], frozenset[str]] = frozenset,
+                 mcp_declaration: Callable[[str], BuiltinTool | None] = lambda name: None) -> None:
         self._current_turn = current_turn
         self._filter = builtin_filter
         self._plan_mode = plan_mode
         self._bypass = bypass
+        self._read_only_host = read_only_host_tools
+        self._mcp_declaration = mcp_declaration
+
+    def _plan_host_refusal(self, tool_name: str) -> str | None:
+        """In plan mode, why the host tool ``tool_name`` may not run (``None``: read-only, it may)."""
+        return plan_refusal(tool_name, None, host_read_only=tool_name[len(HOST_PREFIX):] in self._read_only_host())
 
     def _live_turn(self) -> ClaudeCodeTurn | None:
         turn = self._current_turn()
         return None if turn is None or turn.done else turn
 
     async def pre_tool_use(self, hook_input: Any, tool_use_id: str | None, context: Any) -> dict[str, Any]:
-        """The ``PreToolUse`` hook: ``ask`` for built-ins, no opinion on host tools."""
+        """The ``PreToolUse`` hook: ``ask`` for built-ins, no opinion on host tools.
+
+        In plan mode a read-only host tool is allowed here and any other host tool denied:
+        left to it, CLI 2.1.332's ``plan`` mode hands every MCP call to its server-side
+        safety check ("auto mode"), which never runs against a local endpoint, and refuses.
+        """
         name = hook_input.get("tool_name") if isinstance(hook_input, dict) else None
         if isinstance(name, str) and name.startswith(HOST_PREFIX):
-            return {}
+            if not self._plan_mode():
+                return {}
+            refusal = self._plan_host_refusal(name)
+            return _ALLOW if refusal is None else _deny(refusal)
         return _ASK
 
     async def can_use_tool(self, tool_name: str, tool_input: dict[str, Any],
@@ -70,6 +95,10 @@ class RuntimeCallbacks:
         """The permission callback (see the module docstring)."""
         from claude_agent_sdk import PermissionResultAllow, PermissionResultDeny
 
+        if tool_name.startswith(HOST_PREFIX) and self._plan_mode():  # fail closed, as the hook
+            refusal = self._plan_host_refusal(tool_name)
+            if refusal is not None:
+                return PermissionResultDeny(message=refusal)
         if tool_name.startswith(HOST_PREFIX) or tool_name == STRUCTURED_TOOL:  # the answer is no action
             return PermissionResultAllow(updated_input=tool_input)
         turn = self._live_turn()
@@ -81,7 +110,7 @@ class RuntimeCallbacks:
             turn.refuse(context.tool_use_id, tool_name, tool_input, reason)
             return PermissionResultDeny(message=reason)
         if self._plan_mode():
-            refusal = plan_refusal(tool_name, builtin)
+            refusal = plan_refusal(tool_name, builtin or self._mcp_declaration(tool_name))
             if refusal is not None:
                 turn.refuse(context.tool_use_id, tool_name, tool_input, refusal)
                 return PermissionResultDeny(message=refusal)

@@ -157,15 +157,15 @@ class SessionProcess:
         holder.append(runtime)
         return runtime
 
-    async def send(self, text: str) -> None:
-        """Send a user message to the running CLI.
+    async def send(self, text: str, *, message_id: str | None = None) -> None:
+        """Send a user message (with ``uuid`` ``message_id``, when given) to the running CLI.
 
         Raises:
             RuntimeError: no CLI runs (call :meth:`ensure` first), or the SDK failed to send.
         """
         if self._runtime is None:
             raise RuntimeError("Claude Code is not running")
-        await self._runtime.send(text)
+        await self._runtime.send(text, message_id=message_id)
 
     async def abort(self) -> None:
         """Interrupt the CLI (so it stops its tools), then kill its whole process tree."""

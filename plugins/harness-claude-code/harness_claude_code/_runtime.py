@@ -108,16 +108,18 @@ class Runtime:
         """True while the CLI process is alive and its stream open."""
         return self._client is not None and not self.exited and not self._closing
 
-    async def send(self, content: str | list[dict[str, Any]]) -> None:
-        """Send one user message (text, or content blocks) to the CLI."""
+    async def send(self, content: str | list[dict[str, Any]], *, message_id: str | None = None) -> None:
+        """Send one user message (text, or content blocks) to the CLI; ``message_id`` is its
+        ``uuid``, which the ``ResultMessage`` of the CLI turn taking it in lists (:mod:`._steering`)."""
         if self._client is None:
             raise RuntimeError("Claude Code is not running")
-        if isinstance(content, str):
+        if isinstance(content, str) and message_id is None:
             await self._client.query(content)
             return
 
         async def one_message() -> AsyncIterator[dict[str, Any]]:
-            yield {"type": "user", "message": {"role": "user", "content": content}, "parent_tool_use_id": None}
+            message = {"type": "user", "message": {"role": "user", "content": content}, "parent_tool_use_id": None}
+            yield message if message_id is None else {**message, "uuid": message_id}
 
         await self._client.query(one_message())
 

@@ -95,9 +95,11 @@ class ClaudeCodeSession:
         if self.claude_session_id is not None and state_cwd is not None and Path(state_cwd) != self.cwd:
             relocate_transcript(config_dir_of(settings), self.claude_session_id, self.cwd)
         self._turn: ClaudeCodeTurn | None = None
-        self._process = SessionProcess(settings, RuntimeCallbacks(lambda: self._turn, self._filter, plan_mode=lambda: self._plan,
-                                                                bypass=self._bypass),
-                                       self._on_message, self._on_exit)
+        self._live_host_tools: frozenset[str] = frozenset()  # read-only host tools of the current prompt
+        callbacks = RuntimeCallbacks(lambda: self._turn, self._filter, plan_mode=lambda: self._plan, bypass=self._bypass,
+                                     read_only_host_tools=lambda: self._live_host_tools,
+                                     mcp_declaration=self.mcp_declaration)
+        self._process = SessionProcess(settings, callbacks, self._on_message, self._on_exit)
         self._destroyed = False
         self.runtime_error: str | None = None
 
@@ -133,14 +135,22 @@ class ClaudeCodeSession:
 
     async def send_user_message(self, text: str) -> None:
         """Steering: a user message on the CLI's streaming input (the turn's ``steer``);
-        Claude Code adds it to the running turn.
+        Claude Code adds it to the running turn, or answers it in a CLI turn of its own,
+        which the harness turn then spans (:mod:`._steering`).
 
         Raises:
             TurnStateError: no turn runs (it is over, or none was started).
         """
-        if self._turn is None or self._turn.done:
+        turn = self._turn
+        if turn is None or turn.done:
             raise TurnStateError("the Claude Code turn is over; send a new prompt instead of steering it")
-        await self._process.send(text)
+        message_id = turn.steering.message_id()
+        turn.steering.sent(message_id)  # before the write: its result may come at once
+        try:
+            await self._process.send(text, message_id=message_id)
+        except BaseException:
+            turn.steering.not_sent(message_id)
+            raise
 
     async def abort_runtime(self) -> None:
         """Interrupt the CLI (so it stops its tools), then kill its whole process tree."""
@@ -216,6 +226,9 @@ class ClaudeCodeSession:
         schema = request.output_schema
         self._output_schema = json.dumps(schema, sort_keys=True) if schema is not None else None
         self._plan = request.mode == "plan"
+        if self._plan:  # plan mode offers the read-only host tools only (the built-in harness's rule)
+            host_tools = tuple(tool for tool in host_tools if tool.read_only)
+        self._live_host_tools = frozenset(tool.name for tool in host_tools if tool.read_only)
         return await self._start_turn("prompt", request.prompt, host_tools, instructions)
 
     async def _start_turn(self, kind: TurnKind, text: str, host_tools: Sequence[HostToolSpec],
@@ -225,7 +238,7 @@ class ClaudeCodeSession:
             await self._ensure_process(host_tools, self._spec_for(host_tools, instructions))
             for message in self._process.mcp.failures():
                 turn.notice(ErrorPart(error=message, error_type="mcp-server-failed"))
-            await self._process.send(text)
+            await self._process.send(text, message_id=turn.steering.message_id())
         except RuntimeStartError as error:
             turn.fail_now(str(error), "runtime-start")
         except Exception as error:

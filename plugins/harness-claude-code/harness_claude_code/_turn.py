@@ -33,6 +33,7 @@ from ._parking import Parking
 from ._pending import RuntimePending, live_request
 from ._settings import HOST_SERVER
 from ._state import DEFAULT_DENIAL, ApprovalAnswer, PendingCall, ResultAnswer
+from ._steering import SteeringLedger
 from ._turn_end import api_error, result_turn_end
 from ._waiters import Waiters
 
@@ -67,6 +68,7 @@ class ClaudeCodeTurn:
         suspended: the session suspended the turn.
         runtime_gone: the CLI exited; a callback it made can no longer be answered.
         runtime: what the CLI holds pending (:class:`~._pending.RuntimePending`).
+        steering: the steering messages the CLI has not taken in yet (:mod:`._steering`).
     """
 
     def __init__(self, owner: TurnOwner, kind: TurnKind, *, withhold_calls: bool = False) -> None:
@@ -80,6 +82,7 @@ class ClaudeCodeTurn:
         self._results: Waiters[ResultAnswer] = Waiters()
         self._parked = Parking()
         self.runtime = RuntimePending(self.view.host_prefix)
+        self.steering = SteeringLedger()
         self._outbox: collections.deque[object] = collections.deque()
         self._prelude: Callable[[], Awaitable[None]] | None = None
         self._api_error: tuple[str, str] | None = None
@@ -376,9 +379,13 @@ class ClaudeCodeTurn:
             if message.session_id:
                 self._owner.note_claude_session(message.session_id)
             self._outbox.extend(self._calls.unrepeated_parts())
+            end = result_turn_end(message, cost_usd=self._owner.turn_cost(message.total_cost_usd),
+                                  aborted=self.aborted, last_api_error=self._api_error)
+            if self.steering.another_turn_follows(message) and end.finish_reason == "stop":
+                self.steering.carry(end)  # a late steer gets a CLI turn of its own: read on (._steering)
+                return
             self.finished = self._ended = True
-            self._outbox.append(result_turn_end(message, cost_usd=self._owner.turn_cost(message.total_cost_usd),
-                                                aborted=self.aborted, last_api_error=self._api_error))
+            self._outbox.append(self.steering.total(end))
             return
         self._outbox.extend(self._parked.ready())
 

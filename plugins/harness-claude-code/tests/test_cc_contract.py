@@ -239,3 +239,56 @@ def test_calls_a_continued_turn_did_not_repeat_end_only_when_the_core_knows_no_r
     assert (part.type, part.tool_call_id, part.error, part.provider_executed) == (
         "tool-error", "approved", NOT_REPEATED, True)
     assert not view.replaying
+
+
+@pytest.mark.anyio
+async def test_plan_mode_decides_host_tools_by_their_read_only_flag() -> None:
+    # the built-in harness's plan-mode rule: read-only host tools run, others are refused
+    # (fail closed, even if one reached the CLI), MCP tools by their readOnlyHint
+    from claude_agent_sdk import PermissionResultAllow, PermissionResultDeny, ToolPermissionContext
+    from harness_claude_code._callbacks import RuntimeCallbacks
+    from harness_claude_code._turn import ClaudeCodeTurn
+
+    from harness_core import BuiltinTool, ToolKind
+
+    turn = ClaudeCodeTurn(_Owner(), "prompt")
+    declared = {"mcp__docs__search": BuiltinTool(name="mcp__docs__search", native_name="mcp__docs__search",
+                                                 kind=ToolKind.READ_ONLY)}
+    plan = [True]
+    callbacks = RuntimeCallbacks(lambda: turn, None, plan_mode=lambda: plan[0], bypass=True,
+                                 read_only_host_tools=lambda: frozenset({"ping"}), mcp_declaration=declared.get)
+    hook = await callbacks.pre_tool_use({"tool_name": "mcp__harness__ping"}, "t1", None)
+    assert hook["hookSpecificOutput"]["permissionDecision"] == "allow"
+    hook = await callbacks.pre_tool_use({"tool_name": "mcp__harness__poke"}, "t2", None)
+    assert hook["hookSpecificOutput"]["permissionDecision"] == "deny"
+    assert "Plan mode" in hook["hookSpecificOutput"]["permissionDecisionReason"]
+    poke = await callbacks.can_use_tool("mcp__harness__poke", {}, ToolPermissionContext(tool_use_id="t2"))
+    assert isinstance(poke, PermissionResultDeny) and "Plan mode" in poke.message
+    ping = await callbacks.can_use_tool("mcp__harness__ping", {}, ToolPermissionContext(tool_use_id="t1"))
+    assert isinstance(ping, PermissionResultAllow)
+    search = await callbacks.can_use_tool("mcp__docs__search", {}, ToolPermissionContext(tool_use_id="t3"))
+    assert isinstance(search, PermissionResultAllow)
+    other = await callbacks.can_use_tool("mcp__docs__write", {}, ToolPermissionContext(tool_use_id="t4"))
+    assert isinstance(other, PermissionResultDeny)
+    plan[0] = False
+    assert await callbacks.pre_tool_use({"tool_name": "mcp__harness__poke"}, "t5", None) == {}
+
+
+def test_the_steering_ledger_reads_on_until_every_steer_was_taken_in() -> None:
+    from types import SimpleNamespace
+
+    from harness_claude_code._steering import SteeringLedger
+
+    from harness_core import TurnEnd, Usage
+
+    ledger = SteeringLedger()
+    ledger.sent("s1")
+    ledger.sent("s2")
+    ledger.not_sent("s2")  # the write failed: nothing to wait for
+    assert ledger.another_turn_follows(SimpleNamespace(user_message_uuids=["p"], user_message_uuid="p"))
+    ledger.carry(TurnEnd(finish_reason="stop", usage=Usage(output_tokens=3, cost_usd=0.5)))
+    assert not ledger.another_turn_follows(SimpleNamespace(user_message_uuids=["s1"], user_message_uuid="s1"))
+    end = ledger.total(TurnEnd(finish_reason="stop", usage=Usage(output_tokens=2, cost_usd=0.25)))
+    assert (end.usage.output_tokens, end.usage.cost_usd) == (5, 0.75)
+    ledger.sent("s3")  # a CLI that lists no uuids: the turn ends at its result, as before
+    assert not ledger.another_turn_follows(SimpleNamespace(user_message_uuids=None, user_message_uuid=None))

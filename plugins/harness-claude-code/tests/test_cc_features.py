@@ -126,17 +126,54 @@ async def test_plan_mode_refuses_edits_then_default_mode_edits(scripted_model_se
     assert (workspace / "a.txt").read_text() == "two\n"
 
 
-@pytest.mark.xfail(strict=True, reason="known bug: in plan mode the CLI refuses every host tool, even a read-only "
-                   "approved one, with its 'Auto mode is unavailable' message (the built-in harness offers them)")
 async def test_plan_mode_runs_a_read_only_host_tool(scripted_model_server: Any, adapter_settings: Any,
                                                     workspace: Path) -> None:
     from harness_core import ToolResultPart, define_harness_tool
 
-    server = scripted_model_server([ModelTurn(tool_calls=[ToolCallSpec("mcp__harness__ping", {})]), "Planned."])
+    server = scripted_model_server([
+        ModelTurn(tool_calls=[ToolCallSpec("mcp__harness__ping", {})]),
+        ModelTurn(tool_calls=[ToolCallSpec("mcp__harness__poke", {}, unoffered=True)]),
+        "Planned.",
+    ])
+    ran: list[str] = []
     ping = define_harness_tool(name="ping", description="p", input={"type": "object"}, read_only=True,
                                execute=lambda i, c: "pong")
-    agent = _agent(adapter_settings(server), tools=[ping], tool_approval={"ping": "approved"},
+    poke = define_harness_tool(name="poke", description="changes things", input={"type": "object"},
+                               execute=lambda i, c: ran.append("poke") or "poked")
+    agent = _agent(adapter_settings(server), tools=[ping, poke], tool_approval={"ping": "approved", "poke": "approved"},
                    permission_mode="allow-reads")
     async with await agent.create_session(sandbox=LocalSandbox(workspace)) as session:
         result = await agent.generate(session=session, prompt="Plan", mode="plan")
+    check_stream_shape(result.parts)
+    assert result.finish_reason == "stop" and result.text == "Planned."
     assert [p.output for p in result.parts if isinstance(p, ToolResultPart)] == ["pong"]
+    assert not ran  # the host tool that is not read-only is not offered in plan mode, and never runs
+    offered = server.model_requests[0].tool_names
+    assert "mcp__harness__ping" in offered and "mcp__harness__poke" not in offered
+    assert not session.contract_violations
+
+
+async def test_plan_mode_runs_a_read_only_mcp_tool_and_refuses_a_writing_one(scripted_model_server: Any,
+                                                                             adapter_settings: Any,
+                                                                             workspace: Path) -> None:
+    # external MCP tools follow the same rule: readOnlyHint runs, anything else is refused
+    from harness_core import ToolResultPart
+    from harness_core.testing import stdio_server_config
+
+    server = scripted_model_server([
+        ModelTurn(tool_calls=[ToolCallSpec("mcp__ctx__env_has", {"key": "HOME"})]),
+        ModelTurn(tool_calls=[ToolCallSpec("mcp__ctx__write_note", {"text": "x"})]),
+        "Planned.",
+    ])
+    settings = dict(adapter_settings(server))
+    settings.pop("cwd", None)
+    agent = HarnessAgent(harness=claude_code(mcp_servers={"ctx": stdio_server_config()}, **settings),
+                         include_plugin_tools=False, permission_mode="allow-all")
+    async with await agent.create_session(sandbox=LocalSandbox(workspace)) as session:
+        result = await agent.generate(session=session, prompt="Plan", mode="plan")
+    check_stream_shape(result.parts)
+    assert result.finish_reason == "stop" and result.text == "Planned."
+    ran = [p for p in result.parts if isinstance(p, ToolResultPart)]
+    assert [p.tool_name for p in ran] == ["mcp__ctx__env_has"], result.parts
+    denied = [p for p in result.parts if isinstance(p, ToolOutputDeniedPart)]
+    assert [d.tool_name for d in denied] == ["mcp__ctx__write_note"] and "Plan mode" in (denied[0].reason or "")

@@ -15,13 +15,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._builtins import BUILTINS, BY_NAME
-from ._settings import HARNESS_ID, CodexSettings
-
 if TYPE_CHECKING:
     from ._adapter import CodexAdapter, codex, find_codex
+    from ._builtins import BUILTINS, BY_NAME
     from ._resumed import NOT_RUN
     from ._session import CodexSession
+    from ._settings import HARNESS_ID, CodexSettings
     from ._turn import CodexTurn
 
 __all__ = ["BUILTINS", "BY_NAME", "HARNESS_ID", "NOT_RUN", "CodexAdapter", "CodexSession", "CodexSettings", "CodexTurn",
@@ -31,12 +30,17 @@ _LAZY = {
     "CodexAdapter": "._adapter",
     "codex": "._adapter",
     "find_codex": "._adapter",
+    "BUILTINS": "._builtins",
+    "BY_NAME": "._builtins",
+    "HARNESS_ID": "._settings",
+    "CodexSettings": "._settings",
     "NOT_RUN": "._resumed",
     "CodexSession": "._session",
     "CodexTurn": "._turn",
 }
-"""Names whose modules load the generated protocol models: imported on first use (PEP 562),
-so plugin discovery (which imports :mod:`harness_codex.plugin` through this package) stays cheap."""
+"""Public name -> defining module, imported on first use (PEP 562), so plugin discovery (which
+imports :mod:`harness_codex.plugin` through this package) loads neither the generated protocol
+models nor the settings."""
 
 
 def __getattr__(name: str) -> Any:
@@ -48,3 +52,7 @@ def __getattr__(name: str) -> Any:
     value = getattr(importlib.import_module(module, __name__), name)
     globals()[name] = value
     return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -13,9 +13,10 @@ CAPABILITIES: Final[Mapping[Capability, CapabilitySupport]] = {
     Capability.STRUCTURED_OUTPUT: supported(
         "turn/start's outputSchema: Codex constrains the final agent message, streamed as the last step's text "
         "(the Responses API wants strict schemas: additionalProperties false, every property required)"),
-    Capability.STOP_CONDITIONS: unsupported(
-        "the app-server reports no model-step boundaries (a Codex turn is one step), so there is no finished "
-        "step to stop after"),
+    Capability.STOP_CONDITIONS: supported(
+        "evaluated by the core after each step; a step ends after its tool items completed and "
+        "thread/tokenUsage/updated reported the model response done (the app-server has no step events); "
+        "Codex's later events wait queued"),
     Capability.PLAN_MODE: unsupported(
         "Codex's 'plan' collaboration mode only changes the instructions, and the adapter cannot yet hold a "
         "turn read-only (escalated commands would still reach the approval path)"),

@@ -29,6 +29,7 @@ from harness_core import (
     ReasoningDeltaPart,
     ReasoningEndPart,
     ReasoningStartPart,
+    StepBoundaries,
     TextDeltaPart,
     TextEndPart,
     TextStartPart,
@@ -50,9 +51,11 @@ from ._items import (
 )
 from ._rich import content_items_for
 from ._rpc import AppServer, Closed, Incoming, RpcError, ServerClosedError
+from ._usage import error_type as _error_type
+from ._usage import usage_between
 from ._withheld import WithheldCalls
 
-__all__ = ["CodexTurn", "TurnLedger"]
+__all__ = ["CodexTurn", "TurnLedger", "usage_between"]
 
 
 class TurnLedger:
@@ -64,19 +67,6 @@ class TurnLedger:
     def __init__(self) -> None:
         self.approvals: dict[str, tuple[int | str, ToolCall]] = {}
         self.tools: dict[str, tuple[int | str, ToolCall]] = {}
-
-
-def usage_between(before: p.TokenUsageBreakdown | None, after: p.TokenUsageBreakdown) -> Usage:
-    """Token usage from the thread totals before and after (``thread/tokenUsage/updated``)."""
-    if before is not None and after.totalTokens < before.totalTokens:
-        before = None  # the totals restarted (a new process resumed the thread): count from zero
-
-    def delta(name: str) -> int:
-        return int(getattr(after, name) or 0) - int(getattr(before, name) or 0 if before is not None else 0)
-
-    return Usage(input_tokens=delta("inputTokens"), output_tokens=delta("outputTokens"),
-                 total_tokens=delta("totalTokens"), cached_input_tokens=delta("cachedInputTokens"),
-                 reasoning_tokens=delta("reasoningOutputTokens"))
 
 
 class CodexTurn:
@@ -112,6 +102,7 @@ class CodexTurn:
         self._aborted = False
         self._mcp_requests: set[str] = set()
         self._withheld = withheld or WithheldCalls(frozenset())
+        self._steps = StepBoundaries(response_signal=True)  # stop conditions: thread/tokenUsage/updated ends a response
         self.crash: str | None = None
 
     @property
@@ -138,6 +129,8 @@ class CodexTurn:
     async def submit_approval(self, approval_id: str, approved: bool, reason: str | None = None) -> None:
         """Answer an approval request: ``accept`` or ``decline``. Raises ``KeyError`` for an unknown id."""
         request_id, call = self.ledger.approvals.pop(approval_id)
+        if not approved:
+            self._steps.call_finished(call.tool_call_id)
         if approval_id in self._mcp_requests:
             self._mcp_requests.discard(approval_id)
             answer = p.McpServerElicitationRequestResponse(action="accept" if approved else "decline")
@@ -152,6 +145,7 @@ class CodexTurn:
     async def submit_tool_result(self, tool_call_id: str, output: ToolOutput) -> None:
         """Answer an ``item/tool/call``. Raises ``KeyError`` for an unknown call id."""
         request_id, _ = self.ledger.tools.pop(tool_call_id)
+        self._steps.call_finished(tool_call_id)
         response = p.DynamicToolCallResponse.model_validate(
             {"contentItems": content_items_for(output), "success": not output.is_error})
         with contextlib.suppress(ServerClosedError):
@@ -246,20 +240,21 @@ class CodexTurn:
             item = {**self._started.get(approval.itemId, {}), "type": "commandExecution", "id": approval.itemId,
                     "command": approval.command or "", "cwd": approval.cwd or "", "commandActions": [],
                     "status": "inProgress"}
-            return self._ask(request_id, approval.approvalId or approval.itemId, item)
+            return [*self._steps.model_output(approval.itemId),
+                    *self._ask(request_id, approval.approvalId or approval.itemId, item)]
         if message.method == "item/fileChange/requestApproval":
             file_approval = p.FileChangeRequestApprovalParams.model_validate(params)
             started = self._started.get(file_approval.itemId)
             item = dict(started) if started is not None else {
                 "type": "fileChange", "id": file_approval.itemId, "changes": [], "status": "inProgress"}
-            return self._ask(request_id, file_approval.itemId, item)
+            return [*self._steps.model_output(file_approval.itemId), *self._ask(request_id, file_approval.itemId, item)]
         if message.method == "mcpServer/elicitation/request":
             return await self._mcp_approval(request_id, params)
         if message.method == "item/tool/call":
             tool = p.DynamicToolCallParams.model_validate(params)
             call = ToolCall(tool_call_id=tool.callId, tool_name=tool.tool, input=tool.arguments)
             self.ledger.tools[tool.callId] = (request_id, call)
-            return [HostToolCall(call), AwaitingAnswers()]
+            return [*self._steps.model_output(tool.callId), HostToolCall(call), AwaitingAnswers()]
         await self.server.respond_error(request_id, -32601, f"harness-codex does not answer {message.method}")
         return []
 
@@ -276,7 +271,7 @@ class CodexTurn:
         item = dict(started[-1]) if started else {
             "type": "mcpToolCall", "id": f"mcp-{request_id}", "server": server, "tool": tool,
             "arguments": meta.get("tool_params") or {}, "status": "inProgress"}
-        return self._ask(request_id, str(item["id"]), item, mcp=True)
+        return [*self._steps.model_output(str(item["id"])), *self._ask(request_id, str(item["id"]), item, mcp=True)]
 
     def _ask(self, request_id: int | str, approval_id: str, item: Mapping[str, Any], *,
              mcp: bool = False) -> list[object]:
@@ -291,30 +286,37 @@ class CodexTurn:
 
     def _item_started(self, params: Mapping[str, Any]) -> list[object]:
         item = params.get("item") or {}
-        if item.get("type") not in ("commandExecution", "fileChange", "mcpToolCall", "webSearch"):
+        kind = item.get("type")
+        if kind in ("agentMessage", "reasoning"):
+            return list(self._steps.model_output())
+        if kind == "dynamicToolCall":
+            return list(self._steps.model_output(str(item.get("id"))))
+        if kind not in ("commandExecution", "fileChange", "mcpToolCall", "webSearch"):
             return []
+        boundary: list[object] = list(self._steps.model_output(str(item.get("id"))))
         self._started[str(item.get("id"))] = item
         call = builtin_call(item) if self._announce_on_start else None
         if call is None or call.tool_call_id in self._announced:
-            return []
+            return boundary
         self._announced[call.tool_call_id] = call
-        return [call_part(call)]
+        return [*boundary, call_part(call)]
 
     def _item_completed(self, params: Mapping[str, Any]) -> list[object]:
         item = params.get("item") or {}
         kind = item.get("type")
         item_id = str(item.get("id"))
+        self._steps.call_finished(item_id)
         if kind == "agentMessage":
             text = str(item.get("text") or "")
             if item_id in self._text_open:
                 self._text_open.discard(item_id)
                 return [TextEndPart(id=item_id)]
-            return [TextStartPart(id=item_id), TextDeltaPart(id=item_id, text=text), TextEndPart(id=item_id)] \
-                if text else []
+            return [*self._steps.model_output(), TextStartPart(id=item_id), TextDeltaPart(id=item_id, text=text),
+                    TextEndPart(id=item_id)] if text else []
         if kind == "reasoning":
             reasoning = p.ReasoningThreadItem.model_validate(item)
             text = "\n".join([*(reasoning.summary or []), *(reasoning.content or [])])
-            return [ReasoningStartPart(id=item_id), ReasoningDeltaPart(id=item_id, text=text),
+            return [*self._steps.model_output(), ReasoningStartPart(id=item_id), ReasoningDeltaPart(id=item_id, text=text),
                     ReasoningEndPart(id=item_id)] if text else []
         if kind == "contextCompaction":
             return list(compaction_parts(item))
@@ -341,7 +343,7 @@ class CodexTurn:
 
     def _delta(self, params: Mapping[str, Any]) -> list[object]:
         delta = p.AgentMessageDeltaNotification.model_validate(params)
-        events: list[object] = []
+        events: list[object] = list(self._steps.model_output())
         if delta.itemId not in self._text_open:
             self._text_open.add(delta.itemId)
             events.append(TextStartPart(id=delta.itemId))
@@ -350,6 +352,7 @@ class CodexTurn:
 
     def _token_usage(self, params: Mapping[str, Any]) -> list[object]:
         self.usage_after = p.ThreadTokenUsageUpdatedNotification.model_validate(params).tokenUsage.total
+        self._steps.response_done()
         return []
 
     def _error_notification(self, params: Mapping[str, Any]) -> list[object]:
@@ -376,16 +379,6 @@ class CodexTurn:
 
     def _usage(self) -> Usage:
         return usage_between(self.usage_before, self.usage_after) if self.usage_after is not None else Usage()
-
-
-def _error_type(error: p.TurnError) -> str | None:
-    info = error.codexErrorInfo
-    if info is None:
-        return "model-error"
-    value: Any = info if isinstance(info, str | dict) else info.model_dump(mode="json")
-    name = value if isinstance(value, str) else next(iter(value), None) if isinstance(value, dict) else None
-    return {"unauthorized": "authentication", "usageLimitExceeded": "rate-limit", "rateLimitExceeded": "rate-limit",
-            "contextWindowExceeded": "context-length"}.get(str(name), "model-error")
 
 
 _NOTIFICATIONS = {

@@ -1,19 +1,24 @@
 """Hook implementations of harness-codex (entry point ``codex`` in group ``harness``).
 
-Importing this module starts nothing and imports no session code.
+Importing this module starts nothing and imports nothing of the plugin but this module: the
+settings and the session code load when an adapter is built, the built-in table when
+``harness_declare_builtins`` asks.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from harness_core import BuiltinTool, hookimpl
+from harness_core import hookimpl
 
-from ._builtins import BUILTINS
-from ._settings import HARNESS_ID
+if TYPE_CHECKING:
+    from harness_core import BuiltinTool
 
 __all__ = ["harness_adapters", "harness_declare_builtins"]
+
+HARNESS_ID = "codex"
+"""The same as :data:`harness_codex.HARNESS_ID` (a test checks), without importing the settings."""
 
 
 def _factory(**settings: Any) -> Any:
@@ -31,4 +36,8 @@ def harness_adapters() -> Mapping[str, Any]:
 @hookimpl
 def harness_declare_builtins(harness_id: str) -> Sequence[BuiltinTool] | None:
     """Codex's built-ins (see :mod:`harness_codex._builtins`) for ``codex``."""
-    return list(BUILTINS) if harness_id == HARNESS_ID else None
+    if harness_id != HARNESS_ID:
+        return None
+    from ._builtins import BUILTINS
+
+    return list(BUILTINS)

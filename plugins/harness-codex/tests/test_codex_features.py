@@ -1,5 +1,5 @@
-"""Structured output (turn/start outputSchema) and capabilities on the real Codex
-app-server (scripted Responses model)."""
+"""Structured output (turn/start outputSchema), stop conditions and capabilities on the real
+Codex app-server (scripted Responses model)."""
 
 from __future__ import annotations
 
@@ -13,9 +13,12 @@ from harness_core import (
     HarnessAgent,
     HarnessCapabilityUnsupportedError,
     LocalSandbox,
+    ToolResultPart,
+    TurnState,
+    has_tool_call,
     step_count_is,
 )
-from harness_core.testing import ModelTurn, Script, ScriptedModelServer
+from harness_core.testing import ModelTurn, Script, ScriptedModelServer, ToolCallSpec
 from harness_core.testing.conformance import check_stream_shape
 
 pytestmark = [pytest.mark.anyio, pytest.mark.requires_runtime("codex")]
@@ -48,12 +51,57 @@ async def test_output_schema_reaches_the_model_and_validates(make_agent: Callabl
     assert text_format["schema"]["required"] == ["files", "count"]
 
 
-def test_plan_mode_and_stop_conditions_are_refused_with_the_reason(make_agent: Callable[..., HarnessAgent]) -> None:
+def test_plan_mode_is_refused_with_the_reason(make_agent: Callable[..., HarnessAgent]) -> None:
     with ScriptedModelServer(Script.of("x")) as server:
         with pytest.raises(HarnessCapabilityUnsupportedError, match="collaboration mode"):
             make_agent(server, mode="plan")
-        with pytest.raises(HarnessCapabilityUnsupportedError, match="model-step boundaries"):
-            make_agent(server, stop_when=step_count_is(1))
-        agent = make_agent(server)
-    assert agent.capabilities.supports("structured-output")
+        agent = make_agent(server, stop_when=step_count_is(1))
+    assert agent.capabilities.supports("structured-output") and agent.capabilities.supports("stop-conditions")
     assert not agent.capabilities.supports("plan-mode")
+
+
+async def test_stop_when_suspends_between_codex_steps(make_agent: Callable[..., HarnessAgent],
+                                                      tmp_path: Path) -> None:
+    """Two calls in the first response, one in the second: has_tool_call stops after the first
+    step (both its results in the slice, nothing of the second); the continuation runs the rest."""
+    script = Script.of(
+        ModelTurn("Step one.", tool_calls=[ToolCallSpec("exec_command", {"cmd": "sleep 0.5; echo one > one.txt"}),
+                                           ToolCallSpec("exec_command", {"cmd": "echo two > two.txt"})]),
+        ModelTurn(tool_calls=[ToolCallSpec("exec_command", {"cmd": "echo three > three.txt"})]),
+        "All three written.",
+    )
+    with ScriptedModelServer(script) as server:
+        agent = make_agent(server, stop_when=has_tool_call("bash"))
+        async with await agent.create_session(sandbox=LocalSandbox(tmp_path)) as session:
+            first = await agent.generate(session=session, prompt="write three files")
+            check_stream_shape(first.parts)
+            assert first.finish_reason == "tool-calls", first.error
+            assert session.state is TurnState.STOPPED and session.has_unfinished_turn()
+            assert [c.input["command"] for c in first.all_tool_calls] == [
+                "sleep 0.5; echo one > one.txt", "echo two > two.txt"]
+            assert len([p for p in first.parts if isinstance(p, ToolResultPart)]) == 2
+            assert first.all_text == "Step one."
+            rest = await agent.continue_generate(session=session, stop_when=[])
+            check_stream_shape(rest.parts)
+            assert TurnState(session.state) is TurnState.IDLE
+    assert rest.finish_reason == "stop", rest.error
+    assert [c.input["command"] for c in rest.all_tool_calls] == ["echo three > three.txt"]
+    assert rest.all_text == "All three written."
+    assert all((tmp_path / name).exists() for name in ("one.txt", "two.txt", "three.txt"))
+
+
+async def test_step_count_stops_after_each_step(make_agent: Callable[..., HarnessAgent], tmp_path: Path) -> None:
+    script = Script.of(
+        ModelTurn(tool_calls=[ToolCallSpec("exec_command", {"cmd": "echo one"})]),
+        ModelTurn(tool_calls=[ToolCallSpec("exec_command", {"cmd": "echo two"})]),
+        "Done.",
+    )
+    with ScriptedModelServer(script) as server:
+        agent = make_agent(server)
+        async with await agent.create_session(sandbox=LocalSandbox(tmp_path)) as session:
+            first = await agent.generate(session=session, prompt="go", stop_when=step_count_is(1))
+            second = await agent.continue_generate(session=session, stop_when=step_count_is(2))
+            third = await agent.continue_generate(session=session, stop_when=[])
+    assert [r.finish_reason for r in (first, second, third)] == ["tool-calls", "tool-calls", "stop"]
+    assert [[c.input["command"] for c in r.all_tool_calls] for r in (first, second)] == [["echo one"], ["echo two"]]
+    assert third.text == "Done."

@@ -10,10 +10,15 @@ plugin, and importing the plugin never imports DBOS.
 from __future__ import annotations
 
 from contextvars import ContextVar
+from typing import TYPE_CHECKING
 
 import attrs
 
-from harness_core import ContinuationStore
+if TYPE_CHECKING:
+    from harness_core import ContinuationStore
+
+if TYPE_CHECKING:
+    from .runtime_records import RuntimeRecords
 
 __all__ = ["TurnRuntime", "current_turn"]
 
@@ -26,10 +31,14 @@ class TurnRuntime:
         workflow_id: the DBOS workflow id of the turn.
         claims: the store that marks a host-tool execution as started (at most one start
             per step, across every worker sharing it).
+        records: set for a runtime that owns its loop (Claude Code): host-tool executions
+            are recorded by call id there (:mod:`harness_dbos.runtime_tool`) instead of
+            as positional steps.
     """
 
     workflow_id: str
     claims: ContinuationStore
+    records: RuntimeRecords | None = None
 
 
 current_turn: ContextVar[TurnRuntime | None] = ContextVar("harness_dbos_current_turn", default=None)

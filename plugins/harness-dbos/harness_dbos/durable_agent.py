@@ -30,11 +30,12 @@ from harness_core import (
 
 from . import plugin as plugin_module
 from ._context import TurnRuntime, current_turn
-from .launch import claims_store
+from .launch import claims_store, runtime_records
 from .messages import ANSWERS_TOPIC, STATUS_EVENT, answers_message
 from .model import DurableModelClient
 from .plugin import PLUGIN_NAME
 from .publish import publish_slice
+from .resumers import runtime_turn
 
 __all__ = ["DurableAgent"]
 
@@ -59,15 +60,17 @@ class DurableAgent:
             for ever; this only bounds each recorded wait).
         publish_interval: seconds between two stream writes of a slice's parts (the
             most a part waits before attached readers see it).
-        allow_unrecorded_runtime: accept a harness other than the built-in one (Claude
-            Code, Codex, pi, ACP, a scripted adapter): its host tools are steps, but its
-            model loop is not recorded, so a recovered turn sends its prompt again.
+        allow_unrecorded_runtime: accept a harness that has no resume support (Codex,
+            pi, ACP, a scripted adapter): its host tools are steps, but its model loop is
+            not recorded, so a recovered turn sends its prompt again. Claude Code needs no
+            opt-in: a recovered turn resumes its CLI session (:mod:`harness_dbos.runtime_turn`).
 
     Raises:
         HarnessConfigurationError: the ``dbos`` plugin is not registered on the agent's
             plugin manager (host tools would not be steps), a built-in harness model is
-            not a :class:`DurableModelClient`, or another harness without
-            ``allow_unrecorded_runtime`` (fail closed: nothing would be recorded).
+            not a :class:`DurableModelClient`, or a harness without resume support and
+            without ``allow_unrecorded_runtime`` (fail closed: nothing would be recorded;
+            the message says why that runtime cannot be resumed).
     """
 
     def __init__(self, agent: HarnessAgent, *, name: str = "default", claims: ContinuationStore | None = None,
@@ -81,18 +84,14 @@ class DurableAgent:
                 "plugin manager, so host tools would not be recorded; install harness-dbos, do not disable it "
                 "(HARNESS_DISABLE_PLUGINS), or pass plugins=[harness_dbos.plugin]"
             )
-        if agent.harness_id == "builtin":
-            if not isinstance(getattr(agent.adapter, "model", None), DurableModelClient):
-                raise HarnessConfigurationError(
-                    "DurableAgent: the built-in harness's model must be wrapped with harness_dbos.durable_model(...) "
-                    "so that model requests are recorded steps"
-                )
-        elif not allow_unrecorded_runtime:
+        if agent.harness_id == "builtin" and not isinstance(getattr(agent.adapter, "model", None), DurableModelClient):
             raise HarnessConfigurationError(
-                f"DurableAgent: harness {agent.harness_id!r} runs its own model loop, whose model requests and "
-                "built-in tools cannot be recorded: a recovered turn would run its prompt again (host tools stay "
-                "steps). Pass allow_unrecorded_runtime=True to accept that; see docs/dbos.md"
+                "DurableAgent: the built-in harness's model must be wrapped with harness_dbos.durable_model(...) "
+                "so that model requests are recorded steps"
             )
+        self._runtime = runtime_turn(agent, claims=lambda: claims or claims_store(), records=runtime_records,
+                                     answer_wait=answer_wait, publish_interval=publish_interval,
+                                     allow_unrecorded_runtime=allow_unrecorded_runtime)
         self.agent = agent
         self.name = name
         self.workflow_name = f"harness.turn.{name}"
@@ -109,6 +108,8 @@ class DurableAgent:
         durable = self
 
         async def harness_turn(request: dict[str, Any]) -> dict[str, Any]:
+            if durable._runtime is not None:  # a runtime with its own process: harness_dbos.runtime_turn
+                return await durable._runtime.run(request)
             return await durable._run(request)
 
         return harness_turn

@@ -22,13 +22,15 @@ from typing import Any, Literal
 from harness_core import ContinuationStore, HarnessConfigurationError
 
 from .claims import SqlClaimStore
+from .runtime_records import RuntimeRecords
 
-__all__ = ["DATABASE_ENV", "claims_store", "database_url", "destroy", "launch", "sqlite_connect_args"]
+__all__ = ["DATABASE_ENV", "claims_store", "runtime_records", "database_url", "destroy", "launch", "sqlite_connect_args"]
 
 DATABASE_ENV = "HARNESS_DBOS_DATABASE_URL"
 """The environment variable naming the system database when none is given."""
 
 _claims: ContinuationStore | None = None
+_records: RuntimeRecords | None = None
 
 
 def database_url(url: str | None = None, *, directory: str | os.PathLike[str] | None = None) -> str:
@@ -86,7 +88,7 @@ def launch(url: str | None = None, *, name: str = "harness", directory: str | os
     """
     from dbos import DBOS, DBOSConfig
 
-    global _claims
+    global _claims, _records
     resolved = database_url(url, directory=directory)
     settings: DBOSConfig = {"name": name, "system_database_url": resolved, "log_level": "WARNING",
                             "notification_listener_polling_interval_sec": 0.05}
@@ -100,6 +102,7 @@ def launch(url: str | None = None, *, name: str = "harness", directory: str | os
         settings["db_engine_kwargs"] = {"connect_args": connect_args}
     settings.update(config)  # type: ignore[typeddict-item]
     _claims = SqlClaimStore(resolved, connect_args=connect_args)
+    _records = RuntimeRecords(resolved, connect_args=connect_args)
     DBOS(config=settings)
     DBOS.launch()
 
@@ -108,9 +111,9 @@ def destroy() -> None:
     """Shut DBOS down in this process (workflows still running are recovered later)."""
     from dbos import DBOS
 
-    global _claims
+    global _claims, _records
     DBOS.destroy(workflow_completion_timeout_sec=0)
-    _claims = None
+    _claims = _records = None
 
 
 def claims_store() -> ContinuationStore:
@@ -125,3 +128,14 @@ def claims_store() -> ContinuationStore:
             "harness-dbos: no claim store: launch DBOS with harness_dbos.launch(...) or give DurableAgent(claims=...)"
         )
     return _claims
+
+
+def runtime_records() -> RuntimeRecords:
+    """The records of runtime turns :func:`launch` made (:mod:`harness_dbos.runtime_records`).
+
+    Raises:
+        HarnessConfigurationError: DBOS was not launched through :func:`launch`.
+    """
+    if _records is None:
+        raise HarnessConfigurationError("harness-dbos: no runtime records: launch DBOS with harness_dbos.launch(...)")
+    return _records

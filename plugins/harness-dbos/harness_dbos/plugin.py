@@ -12,12 +12,14 @@ from __future__ import annotations
 from collections.abc import Awaitable, Generator, Sequence
 from typing import TYPE_CHECKING
 
-from harness_core import ExecutionContext, ToolCall, ToolOutput, hookimpl
+from harness_core import hookimpl
 
 from ._context import current_turn
 
 if TYPE_CHECKING:
     import click
+
+    from harness_core import ExecutionContext, ToolCall, ToolOutput
 
 __all__ = ["PLUGIN_NAME", "harness_cli_commands", "harness_execute_tool"]
 
@@ -34,6 +36,10 @@ def harness_execute_tool(
     runtime = current_turn.get()
     if awaitable is None or runtime is None:
         return awaitable
+    if runtime.records is not None:
+        from .runtime_tool import recorded_tool_call
+
+        return recorded_tool_call(awaitable, call, runtime)
     from .tool_step import durable_tool_call
 
     return durable_tool_call(awaitable, call, runtime)

@@ -140,3 +140,23 @@ async def test_a_prompt_that_is_not_text_is_refused_before_a_turn_is_recorded(pr
     durable = harness_dbos.DurableAgent(agent, name=f"bad-prompt-{abs(hash(repr(prompt)))}", allow_unrecorded_runtime=True)
     with pytest.raises(TypeError, match="start_turn\\(\\) takes the prompt as a non-empty string"):
         await durable.start_turn(prompt, session_id="s")  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("harness", ["acp"])
+def test_runtimes_without_resume_support_are_refused_with_the_reason(harness: str) -> None:
+    from harness_dbos.resumers import NOT_RESUMABLE
+
+    agent = HarnessAgent(harness=harness)
+    with pytest.raises(HarnessConfigurationError, match="cannot be made durable") as refused:
+        harness_dbos.DurableAgent(agent, name=f"refused-{harness}")
+    assert NOT_RESUMABLE[harness] in str(refused.value)
+    assert "allow_unrecorded_runtime=True" in str(refused.value)
+
+
+def test_a_codex_turn_needs_a_durable_codex_home(tmp_path) -> None:
+    from harness_codex import codex
+
+    with pytest.raises(HarnessConfigurationError, match="durable folder"):
+        harness_dbos.DurableAgent(HarnessAgent(harness="codex"), name="codex-temporary-home")
+    agent = HarnessAgent(harness=codex(codex_home=tmp_path / ".codex"))
+    assert harness_dbos.DurableAgent(agent, name="codex-durable-home").workflow_name == "harness.turn.codex-durable-home"

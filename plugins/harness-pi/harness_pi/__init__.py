@@ -13,15 +13,15 @@ and approvals travel through a generated pi extension. See ``docs/pi.md``.
 
 from __future__ import annotations
 
+import importlib
 from typing import TYPE_CHECKING, Any
-
-from ._builtins import BUILTINS, BY_NAME, BY_NATIVE
-from ._events import PiCompaction, PiEvent, PiRecord, PiToolCall, PiToolProgress, PiToolResult
-from ._settings import HARNESS_ID, PiSettings
 
 if TYPE_CHECKING:
     from ._adapter import PiAdapter, pi
+    from ._builtins import BUILTINS, BY_NAME, BY_NATIVE
+    from ._events import PiCompaction, PiEvent, PiRecord, PiToolCall, PiToolProgress, PiToolResult
     from ._session import PiSession
+    from ._settings import HARNESS_ID, PiSettings
     from ._turn import PiTurn
 
 __all__ = [
@@ -42,13 +42,36 @@ __all__ = [
     "pi",
 ]
 
-_LAZY = {"PiAdapter": "._adapter", "pi": "._adapter", "PiSession": "._session", "PiTurn": "._turn"}
+_LAZY: dict[str, str] = {
+    "PiAdapter": "._adapter",
+    "pi": "._adapter",
+    "BUILTINS": "._builtins",
+    "BY_NAME": "._builtins",
+    "BY_NATIVE": "._builtins",
+    "PiCompaction": "._events",
+    "PiEvent": "._events",
+    "PiRecord": "._events",
+    "PiToolCall": "._events",
+    "PiToolProgress": "._events",
+    "PiToolResult": "._events",
+    "PiSession": "._session",
+    "HARNESS_ID": "._settings",
+    "PiSettings": "._settings",
+    "PiTurn": "._turn",
+}
+"""Public name -> defining module, imported on first use (PEP 562): plugin discovery imports
+:mod:`harness_pi.plugin` through this package and must not pay for the settings or event
+classes."""
 
 
 def __getattr__(name: str) -> Any:
     module = _LAZY.get(name)
     if module is None:
         raise AttributeError(f"module 'harness_pi' has no attribute {name!r}")
-    import importlib
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
 
-    return getattr(importlib.import_module(module, __name__), name)
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

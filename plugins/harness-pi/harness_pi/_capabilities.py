@@ -10,9 +10,10 @@ from harness_core import Capability, CapabilitySupport, supported, unsupported
 __all__ = ["CAPABILITIES"]
 
 CAPABILITIES: Final[Mapping[Capability, CapabilitySupport]] = {
-    Capability.STRUCTURED_OUTPUT: unsupported(
-        "pi's RPC mode has no response-format or output-schema option (a final-answer tool in the generated "
-        "extension is not built yet)"),
+    Capability.STRUCTURED_OUTPUT: supported(
+        "by instruction (pi's RPC mode has no response-format or output-schema option): the JSON Schema is "
+        "appended to the prompt and the last step's text (pi's last message_end) is validated by the core, with "
+        "repair turns; the model is not constrained"),
     Capability.STOP_CONDITIONS: supported("evaluated by the core after each step (pi's message_end); pi's later "
                                           "events wait queued"),
     Capability.PLAN_MODE: unsupported(

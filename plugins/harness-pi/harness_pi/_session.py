@@ -36,6 +36,7 @@ from harness_core import (
     TurnEnd,
     TurnStateError,
     install_skills,
+    with_output_instruction,
 )
 
 from ._launch import PiHome
@@ -256,7 +257,8 @@ class PiSession:
         host_tools = tuple(request.host_tools) or self._host_tools
         instructions = request.instructions if request.instructions is not None else self._instructions
         turn = self._new_turn("prompt", host_tools)
-        await self._send_prompt(turn, request.prompt, host_tools, instructions)
+        text = with_output_instruction(request.prompt, request.output_schema)  # structured output by instruction
+        await self._send_prompt(turn, text, host_tools, instructions)
         return turn
 
     async def _send_prompt(self, turn: PiTurn, text: str, host_tools: Sequence[HostToolSpec],

@@ -1,13 +1,14 @@
-"""Stop conditions and capability refusals on real pi (scripted model)."""
+"""Stop conditions, structured output (by instruction) and capability refusals on real pi (scripted model)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pydantic
 import pytest
 
-from harness_core import HarnessCapabilityUnsupportedError, TurnState, has_tool_call
+from harness_core import HarnessCapabilityUnsupportedError, Output, TurnState, has_tool_call
 from harness_core.testing import ModelTurn, Script, ScriptedModelServer, ToolCallSpec
 from harness_core.testing.conformance import check_stream_shape
 
@@ -40,9 +41,27 @@ async def test_stop_when_suspends_between_pi_steps(pi_agent: PiAgentFactory, wor
     assert (workspace / "one.txt").exists() and (workspace / "two.txt").exists()
 
 
-def test_output_and_plan_mode_are_refused_with_the_reason(pi_agent: PiAgentFactory) -> None:
-    with ScriptedModelServer(Script.of("x")) as server:
-        with pytest.raises(HarnessCapabilityUnsupportedError, match="output-schema"):
-            pi_agent(server, output=Answer)
-        with pytest.raises(HarnessCapabilityUnsupportedError, match=r"plan-mode.*read-only"):
-            pi_agent(server, mode="plan")
+def test_plan_mode_is_refused_with_the_reason(pi_agent: PiAgentFactory) -> None:
+    with ScriptedModelServer(Script.of("x")) as server, \
+            pytest.raises(HarnessCapabilityUnsupportedError, match=r"plan-mode.*read-only"):
+        pi_agent(server, mode="plan")
+
+
+async def test_structured_output_by_instruction_with_a_repair_turn(pi_agent: PiAgentFactory) -> None:
+    """The schema reaches the model in the prompt; the tool step's text stays out of the answer
+    (the last step's text is validated); a prose answer gets one repair turn."""
+    script = Script.of(
+        ModelTurn("Counting first.", tool_calls=[ToolCallSpec("bash", {"command": "echo 3"})]),
+        "There are three.",
+        '{"n": 3}',
+    )
+    with ScriptedModelServer(script) as server:
+        agent = pi_agent(server, output=Output.of(Answer, repair_turns=1))
+        assert agent.capabilities.supports("structured-output")
+        async with await agent.create_session() as session:
+            result = await agent.generate(session=session, prompt="How many?")
+        calls = [r for r in server.model_requests if not r.is_side_request]
+    assert result.finish_reason == "stop", result.error
+    assert result.output == Answer(n=3)
+    assert "one JSON document and nothing else" in json.dumps(calls[0].body)
+    assert "did not match the required output schema" in json.dumps(calls[-1].body)  # the repair turn

@@ -54,11 +54,11 @@ class Bases:
     workspace: tuple[str, ...]
     home: tuple[str, ...]
     casefold: bool = False
+    anchors: tuple[tuple[str, str], ...] = attrs.field(init=False, eq=False, repr=False)
+    """``(directory, resolved directory)`` for the workspace root and the home."""
 
-    @property
-    def anchors(self) -> tuple[tuple[str, str], ...]:
-        """``(directory, resolved directory)`` for the workspace root and the home."""
-        return ((self.workspace[0], self.workspace[-1]), (self.home[0], self.home[-1]))
+    def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "anchors", ((self.workspace[0], self.workspace[-1]), (self.home[0], self.home[-1])))
 
     @classmethod
     def for_root(cls, workspace_root: str, home: str) -> Bases:

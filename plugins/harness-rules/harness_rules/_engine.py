@@ -26,7 +26,6 @@ from ._judge_shell import ShellJudge
 from ._names import SEARCH_TOOLS, rule_keys_for_call
 from ._paths import Bases
 from ._pool import Pool, Tally, UnitMatches, verdict
-from ._shell import CommandUnit
 from ._syntax import Rule, RuleKind
 from ._verdict import RuleMatch, RuleVerdict
 
@@ -65,7 +64,7 @@ class RuleEngine(ShellJudge):
                 self._by_name.setdefault(rule.tool, []).append(rule)
         self._position = {id(rule): index for index, rule in enumerate(self.rules)}
         self._pools: dict[tuple[frozenset[str], bool], Pool] = {}
-        self._unit_memo: dict[tuple[int, CommandUnit], UnitMatches] = {}
+        self._unit_memo: dict[tuple[object, ...], UnitMatches] = {}
         self._bases: dict[str, Bases] = {}
         self._edit_pool = self._builtin_pool({"edit", "write"})
         self._read_pool = self._builtin_pool({"read"})

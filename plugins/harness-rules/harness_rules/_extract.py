@@ -79,7 +79,8 @@ def _command(data: Mapping[str, Any]) -> str | None:
     return command
 
 
-def missing_input(names: Iterable[str], tool_input: Any, resources: ToolResources | None) -> str | None:
+def missing_input(names: Iterable[str], tool_input: Any, resources: ToolResources | None,
+                  canonical: frozenset[str] | None = None) -> str | None:
     """What a built-in call lacks for the rules to judge it, or ``None`` when complete.
 
     A ``bash`` call needs a command (``resources.command``, or a ``command``/``cmd`` string
@@ -87,11 +88,14 @@ def missing_input(names: Iterable[str], tool_input: Any, resources: ToolResource
     included) needs a path. Searches default to the workspace root, so they are never
     incomplete.
 
+    ``canonical``: the names already mapped to common names (computed when ``None``).
+
     Returns:
         A phrase such as ``"the bash call's input has no `command` string"``.
     """
-    canonical = {canonical_tool(n) for n in names}
-    data: Mapping[str, Any] = tool_input if isinstance(tool_input, Mapping) else {}
+    if canonical is None:
+        canonical = frozenset(canonical_tool(n) for n in names)
+    data: Mapping[str, Any] = tool_input if type(tool_input) is dict or isinstance(tool_input, Mapping) else {}
     if "bash" in canonical:
         if resources is not None and resources.command is not None:
             return None

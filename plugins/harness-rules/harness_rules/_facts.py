@@ -8,7 +8,7 @@ from harness_core import ToolResources
 
 from ._names import canonical_tool
 
-__all__ = ["CallFacts"]
+__all__ = ["CallFacts", "canonical_names"]
 
 
 @attrs.frozen
@@ -43,7 +43,22 @@ class CallFacts:
     """The names mapped to common names (built-ins only)."""
 
     def __attrs_post_init__(self) -> None:
-        canonical = frozenset(canonical_tool(n) for n in self.names) if self.builtin else self.names
+        canonical = canonical_names(self.names) if self.builtin else self.names
         object.__setattr__(self, "canonical_names", canonical)
+
+
+_CANONICAL: dict[frozenset[str], frozenset[str]] = {}
+"""Common names by set of names (a pure function, bounded)."""
+
+
+def canonical_names(names: frozenset[str]) -> frozenset[str]:
+    """``names`` mapped to common names (:func:`~harness_rules._names.canonical_tool`)."""
+    found = _CANONICAL.get(names)
+    if found is None:
+        found = frozenset(canonical_tool(n) for n in names)
+        if len(_CANONICAL) > 4096:
+            _CANONICAL.clear()
+        _CANONICAL[names] = found
+    return found
 
 

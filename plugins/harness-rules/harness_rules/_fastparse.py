@@ -7,9 +7,10 @@ regular expression and returns node objects with the same ``kind``, ``parts``, `
 ``pos``, ``type``, ``input``, ``output``, ``op`` and ``pipe`` attributes bashlex's nodes
 have, so the one walker in :mod:`harness_rules._shell` judges both alike.
 
-It accepts only a subset whose meaning is unambiguous: unquoted words of
-``A-Za-z0-9_./:=,+@%^*?[]-`` characters (plus ``#`` inside a word), single-quoted text,
-double-quoted text without ``$``, backquote, backslash or ``!``; a comment ``#...`` at a
+It accepts only a subset whose meaning is unambiguous (the tokens of
+:data:`harness_rules._fastlex.TOKEN`): unquoted words of
+``A-Za-z0-9_./:=,+@%^*?[]-`` characters (plus ``#`` inside a word), quoted text
+without ``$``, backquote, backslash, ``!`` or a quote of the other kind; a comment ``#...`` at a
 word start; redirections ``>``, ``>>``, ``&>``, ``&>>``, ``<`` (optionally with a file
 descriptor digit) to a word and ``N>&M`` duplications; the operators above and
 newlines. Anything else - expansions, substitutions, escapes, braces, ``~``, here-
@@ -23,23 +24,13 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
+from ._fastlex import ASSIGNMENT, RESERVED, TOKEN
+
 __all__ = ["FastNode", "FastRedirect", "FastWord", "fast_parse"]
 
-_TOKEN: Final = re.compile(
-    r"""(?P<ws>[ \t]+)
-    |(?P<dup>[0-9]?>&[0-9](?![0-9A-Za-z_.\-/]))
-    |(?P<redir>(?:[0-9]?>>?|&>>?|[0-9]?<)(?![<>&|(]))
-    |(?P<word>(?:[A-Za-z0-9_./:=,+@%^*?\[\]-]|'[^']*'|"[^"$`\\!]*")(?:[A-Za-z0-9_./:=,+@%^*?\[\]#-]|'[^']*'|"[^"$`\\!]*")*)
-    |(?P<op>&&|\|\||[;&|\n])
-    |(?P<comment>\#[^\n]*)
-    """,
-    re.VERBOSE,
-)
-_ASSIGNMENT: Final = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\+?=")
-_RESERVED: Final = frozenset({
-    "if", "then", "elif", "else", "fi", "for", "in", "do", "done", "while", "until", "case", "esac", "select",
-    "function", "time", "coproc", "{", "}", "[[", "]]", "!",
-})
+_TOKEN: Final = TOKEN
+_ASSIGNMENT: Final = ASSIGNMENT
+_RESERVED: Final = RESERVED
 _QUOTES: Final = re.compile(r"'([^']*)'|\"([^\"]*)\"")
 
 

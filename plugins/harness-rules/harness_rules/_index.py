@@ -47,24 +47,53 @@ class CommandIndex:
                 base = head.rsplit("/", 1)[-1]
                 if base != head:
                     self._by_head.setdefault(base, []).append(rule)
-        self._cache: dict[str, tuple[Rule, ...]] = {}
+        self._heads: dict[str, tuple[Rule, ...]] = {}
+        for head in self._by_head:
+            picked = {id(r): r for r in (*self._by_head[head], *self._wild)}
+            self._heads[head] = tuple(sorted(picked.values(), key=lambda r: self._order[id(r)]))
+        self._wild_only: tuple[Rule, ...] = tuple(self._wild)
+        # one regex per command name: its rules as alternatives in layer order, so the first
+        # alternative that matches is the first rule (its group names the rule's position)
+        self._joined: dict[str, re.Pattern[str] | None] = {
+            head: self._join(rules, deny=False) for head, rules in self._heads.items()}
+        self._joined_wild = self._join(self._wild_only, deny=False)
+        self._joined_deny: dict[str, re.Pattern[str] | None] = {
+            head: self._join(rules, deny=True) for head, rules in self._heads.items()}
+        self._joined_deny_wild = self._join(self._wild_only, deny=True)
+
+    def _join(self, rules: Sequence[Rule], *, deny: bool) -> re.Pattern[str] | None:
+        """The alternatives of ``rules`` (``deny``: their :attr:`deny_regex`, rules without a
+        specifier left out, as :meth:`first_suffix` skips them; else their :attr:`regex`,
+        specifier-less rules matching everything)."""
+        parts: list[str] = []
+        for rule in rules:
+            pattern = rule.command
+            if pattern is None:
+                if deny:
+                    continue
+                text = ".*"
+            else:
+                text = (pattern.deny_regex if deny else pattern.regex).pattern
+            parts.append(f"(?P<r{self._order[id(rule)]}>{text})")
+        return re.compile("|".join(parts), re.DOTALL) if parts else None
+
+    def _first(self, joined: re.Pattern[str] | None, text: str, start: int = 0) -> int | None:
+        if joined is None:
+            return None
+        found = joined.fullmatch(text, start)
+        return None if found is None else int(found.lastgroup[1:])  # type: ignore[index]
 
     def __bool__(self) -> bool:
         return bool(self.rules)
 
     def for_head(self, head: str) -> tuple[Rule, ...]:
         """The rules a command named ``head`` may match, in layer order."""
-        found = self._cache.get(head)
-        if found is None:
-            if SENTINEL in head or "*" in head:
-                found = self.rules
-            else:
-                picked = {id(r): r for r in (*self._by_head.get(head, ()), *self._wild)}
-                found = tuple(sorted(picked.values(), key=lambda r: self._order[id(r)]))
-            if len(self._cache) > 4096:
-                self._cache.clear()
-            self._cache[head] = found
-        return found
+        found = self._heads.get(head)
+        if found is not None:
+            return found
+        if SENTINEL in head or "*" in head:
+            return self.rules
+        return self._wild_only  # no rule names this command: only the wildcard ones may match
 
     def first_match(self, forms: Sequence[str], *, exact: bool) -> tuple[Rule, str] | None:
         """The first rule (layer order) matching any of ``forms``, with the form.
@@ -74,7 +103,14 @@ class CommandIndex:
         """
         best: tuple[int, Rule, str] | None = None
         for form in forms:
-            for rule in self.for_head(form.split(" ", 1)[0]):
+            head = form.split(" ", 1)[0]
+            if SENTINEL not in form and "*" not in head:  # one joined regex for the command name
+                joined = self._joined.get(head, self._joined_wild)
+                order = self._first(joined, form)
+                if order is not None and (best is None or order < best[0]):
+                    best = (order, self.rules[order], form)
+                continue
+            for rule in self.for_head(head):
                 if best is not None and self._order[id(rule)] >= best[0]:
                     break
                 pattern = rule.command
@@ -92,7 +128,17 @@ class CommandIndex:
             if unknown and len(suffix.offsets) > MAX_UNKNOWN_SUFFIXES:
                 return (f"more than {MAX_UNKNOWN_SUFFIXES} arguments around ones known only at run time, too many "
                         "to check against the rules")
+            text = suffix.text
             for head, offsets in suffix.heads.items():
+                if not unknown and "*" not in head:  # the joined regex: the first rule matching at each offset
+                    joined = self._joined_deny.get(head, self._joined_deny_wild)
+                    if joined is None:
+                        continue
+                    for offset in offsets:
+                        order = self._first(joined, text, offset)
+                        if order is not None and (best is None or order < best[0]):
+                            best = (order, self.rules[order], text[offset:])
+                    continue
                 for rule in self.for_head(head):
                     if best is not None and self._order[id(rule)] >= best[0]:
                         break
@@ -100,10 +146,10 @@ class CommandIndex:
                     if pattern is None:
                         continue  # specifier-less rules match the command itself
                     for offset in offsets:
-                        hit = (pattern.may_match(_basename_first(suffix.text[offset:])) if unknown
-                               else pattern.matches_at(suffix.text, offset))
+                        hit = (pattern.may_match(_basename_first(text[offset:])) if unknown
+                               else pattern.matches_at(text, offset))
                         if hit:
-                            best = (self._order[id(rule)], rule, suffix.text[offset:])
+                            best = (self._order[id(rule)], rule, text[offset:])
                             break
                     if best is not None and best[1] is rule:
                         break
@@ -142,24 +188,30 @@ class PathIndex:
         still be a match of a rule that then fails the per-rule test only in form)."""
         if self.every:
             return True
-        memo = self._memo
         for spelling in spells:
-            key = (spelling.path, spelling.is_dir, bases)
-            found = memo.get(key)
-            if found is None:
-                found = self._match(spelling, bases)
-                if len(memo) >= 8192:
-                    memo.clear()
-                memo[key] = found  # a pure string function: kept across decisions (bounded)
-            if found:
+            if self.may_match_path(spelling.path, spelling.is_dir, bases):
                 return True
         return False
 
-    def _match(self, spelling: Spelling, bases: Bases) -> bool:
+    def may_match_path(self, path: str, is_dir: bool, bases: Bases) -> bool:
+        """:meth:`may_match` of one spelling given as a normalized absolute ``path`` and
+        whether it is a directory."""
+        if self.every:
+            return True
+        key = (path, is_dir, bases)
+        found = self._memo.get(key)
+        if found is None:
+            found = self._match(path, is_dir, bases)
+            if len(self._memo) >= 8192:
+                self._memo.clear()
+            self._memo[key] = found  # a pure string function: kept across decisions (bounded)
+        return found
+
+    def _match(self, path: str, is_dir: bool, bases: Bases) -> bool:
         for sample, regex, folded in self._groups:
             pattern = folded if bases.casefold else regex
             for base in sample.base_dirs(bases):
-                rel = relative(spelling.path, base)
-                if rel and pattern.match(rel + "/" if spelling.is_dir else rel):
+                rel = relative(path, base)
+                if rel and pattern.match(rel + "/" if is_dir else rel):
                     return True
         return False

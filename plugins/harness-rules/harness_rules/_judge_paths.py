@@ -43,7 +43,7 @@ class PathJudge:
         if "\x00" in raw:
             tally.unsure.append(f"path {raw!r} holds a NUL character")
             return
-        uncertain = any(c is None for c in cwds) and not os.path.isabs(raw) and not raw.startswith("~")
+        uncertain = None in cwds and not raw.startswith(("/", "~"))
         raws = [raw]
         if glob:
             for cwd in cwds:

@@ -8,7 +8,7 @@ import os
 from typing import Final
 
 from ._judge_paths import PathJudge
-from ._paths import Bases, Spelling, normalize
+from ._paths import Bases, normalize
 from ._pool import Pool, Tally, UnitMatches
 from ._resolve import Memo
 from ._shell import CommandUnit, Opaque, PathAccess, analyze_command, show_command
@@ -39,7 +39,7 @@ class ShellJudge(PathJudge):
     _edit_pool: Pool
     _read_pool: Pool
     _guard_pool: Pool
-    _unit_memo: dict[tuple[int, CommandUnit], UnitMatches]
+    _unit_memo: dict[tuple[object, ...], UnitMatches]
 
     def _shell(self, command: str, root: str, pool: Pool, tally: Tally, bases: Bases) -> None:
         analysis = analyze_command(command, root, self.home)
@@ -64,7 +64,7 @@ class ShellJudge(PathJudge):
     def _command_matches(self, unit: CommandUnit, pool: Pool) -> UnitMatches:
         """The command rules matching ``unit`` (no file system involved), memoized per
         pool and unit: a unit from a cached analysis is matched once."""
-        key = (id(pool), unit)
+        key = (id(pool), unit.text, unit.allow_forms, unit.deny_forms, unit.suffixes)  # all the match reads
         found = self._unit_memo.get(key)
         if found is not None:
             return found
@@ -105,8 +105,10 @@ class ShellJudge(PathJudge):
         tally.unsure.extend(matches.unsure)
         if self.guard_arguments and self._guard_pool and unit.name not in NO_FILE_COMMANDS:
             guard = self._guard_pool
+            lstats = tally.lstats
             for arg in unit.args:
-                if not arg.glob and len(arg.cwds) == 1 and _absent(arg.path, arg.cwds[0], guard, bases, tally.lstats):
+                cwds = arg.cwds
+                if not arg.glob and len(cwds) == 1 and _absent(arg.path, cwds[0], guard, bases, lstats):
                     tally.parts += 1
                     continue
                 self._path(arg.path, arg.cwds, guard, tally, bases, required=False, origin=arg.origin,
@@ -154,8 +156,8 @@ def _absent(raw: str, cwd: str | None, pool: Pool, bases: Bases, memo: Memo) -> 
     not files at all (``status``, ``-k``'s value, a branch name)."""
     if cwd is None or not raw or raw[0] in "/~" or "\x00" in raw:
         return False
-    first = raw.split("/", 1)[0]
-    if first in ("", ".", ".."):
+    first = raw.partition("/")[0]
+    if first == "." or first == "..":
         return False
     path = cwd + "/" + first
     if path in memo:
@@ -169,7 +171,6 @@ def _absent(raw: str, cwd: str | None, pool: Pool, bases: Bases, memo: Memo) -> 
             memo[path] = None
         except (OSError, ValueError):
             return False
-    lexical = Spelling(normalize(cwd + "/" + raw), False, False)
-    return not pool.deny_paths.may_match((lexical,), bases)
+    return not pool.deny_paths.may_match_path(normalize(cwd + "/" + raw), False, bases)
 
 

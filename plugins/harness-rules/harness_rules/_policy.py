@@ -21,6 +21,7 @@ from harness_core import (
 
 from ._engine import DEFAULT_SEARCH_LIMIT, CallFacts, RuleEngine, RuleVerdict
 from ._extract import baseline_resources, missing_input
+from ._facts import canonical_names
 from ._files import RuleLayer, discover_rule_files, load_rules_file, rules_from_mapping
 
 __all__ = ["RELOAD_INTERVAL", "RulesPolicy"]
@@ -123,7 +124,15 @@ class RulesPolicy:
         """The root for a call: the context's workspace root, else ``cwd``, else the
         process working directory."""
         if context is not None and context.workspace_root:
-            return os.path.abspath(context.workspace_root)
+            root = context.workspace_root
+            found = _ABSOLUTE.get(root)
+            if found is None:
+                found = os.path.abspath(root)
+                if root.startswith("/"):  # a pure string function for an absolute path (bounded cache)
+                    if len(_ABSOLUTE) > 256:
+                        _ABSOLUTE.clear()
+                    _ABSOLUTE[root] = found
+            return found
         return self.cwd or os.getcwd()
 
     def _sources(self, root: str) -> list[tuple[str, Path]]:
@@ -267,15 +276,34 @@ def facts_for(call: ToolCall, context: ApprovalContext, root: str) -> CallFacts:
         names.add(tool.name)
     builtin = call.provider_executed or isinstance(tool, BuiltinTool)
     resources = context.resources
+    frozen = frozenset(names)
     if resources is None and builtin:
         resources = baseline_resources(sorted(names), call.input)
-    missing = missing_input(names, call.input, resources) if builtin else None
+    missing = missing_input(names, call.input, resources, canonical_names(frozen)) if builtin else None
     excludes: tuple[str, ...] = ()
     can_exclude = False
     if builtin and isinstance(tool, BuiltinTool):
-        properties = tool.input_schema.get("properties") if isinstance(tool.input_schema, Mapping) else None
-        can_exclude = isinstance(properties, Mapping) and "exclude" in properties
-        raw = call.input.get("exclude") if isinstance(call.input, Mapping) else None
+        can_exclude = _takes_exclude(tool)
+        raw = call.input.get("exclude") if can_exclude and isinstance(call.input, Mapping) else None
         if can_exclude and isinstance(raw, Sequence) and not isinstance(raw, str):
             excludes = tuple(e for e in raw if isinstance(e, str))
-    return CallFacts(frozenset(names), builtin, resources, root, call.tool_name, missing, excludes, can_exclude)
+    return CallFacts(frozen, builtin, resources, root, call.tool_name, missing, excludes, can_exclude)
+
+
+_ABSOLUTE: dict[str, str] = {}
+"""Absolute workspace roots, normalized (:func:`os.path.abspath`), by root as given."""
+_EXCLUDING: dict[int, tuple[BuiltinTool, bool]] = {}
+"""Whether a built-in tool declares an ``exclude`` input, by the tool's identity (the entry
+keeps the tool alive, so the identity is not reused; a tool is frozen, schema included)."""
+
+
+def _takes_exclude(tool: BuiltinTool) -> bool:
+    entry = _EXCLUDING.get(id(tool))
+    if entry is not None and entry[0] is tool:
+        return entry[1]
+    properties = tool.input_schema.get("properties") if isinstance(tool.input_schema, Mapping) else None
+    found = isinstance(properties, Mapping) and "exclude" in properties
+    if len(_EXCLUDING) > 256:
+        _EXCLUDING.clear()
+    _EXCLUDING[id(tool)] = (tool, found)
+    return found

@@ -1,9 +1,10 @@
 """Shell commands taken apart, so rules can judge every command that would run.
 
-:func:`analyze_command` parses a command line - with the fast pre-pass of
-:mod:`harness_rules._fastparse` when it is plain, else with :mod:`bashlex` (imported on
-first use) - walks the tree and returns a :class:`ShellAnalysis` (the types live in
-:mod:`harness_rules._units`):
+:func:`analyze_command` analyses a plain command line in the fast lane
+(:mod:`harness_rules._fastlane`: a hand-written tokenizer, no parse tree); any other line
+is parsed - with the fast pre-pass of :mod:`harness_rules._fastparse` when it is plain,
+else with :mod:`bashlex` (imported on first use) - and its tree walked. Either way it
+returns a :class:`ShellAnalysis` (the types live in :mod:`harness_rules._units`):
 
 * :class:`CommandUnit` - one simple command that would run: each command of a list
   (``&&``, ``||``, ``;``, ``&``, newlines), of a pipeline, of a subshell or group, of a
@@ -39,6 +40,7 @@ from __future__ import annotations
 
 from functools import lru_cache
 
+from ._fastlane import fast_analysis
 from ._units import (
     MAX_COMMAND_CHARS,
     SAFE_ENV_NAMES,
@@ -89,6 +91,9 @@ def _analyze_cached(command: str, cwd: str, home: str) -> ShellAnalysis:
         reason = (f"the command is {len(command)} characters long, more than the {MAX_COMMAND_CHARS} the rules "
                   "analyse")
         return ShellAnalysis(command, error=reason, opaque=(Opaque(show_command(command, 80), reason),))
+    fast = fast_analysis(command, cwd, home)
+    if fast is not None:
+        return fast
     walker = Walker(home)
     error = walker.script(command, (cwd,), 0)
     if error is not None:

@@ -52,8 +52,12 @@ def spellings(raw: str, cwd: str, home: str, bases: Bases | None = None, memo: M
     elif raw.startswith("~"):
         expanded = os.path.expanduser(raw)
         candidates.append(expanded if expanded != raw else os.path.join(cwd, raw))
-    else:
-        candidates.append(os.path.join(cwd, raw) if raw else cwd)
+    elif not raw:
+        candidates.append(cwd)
+    elif raw[0] == "/":
+        candidates.append(raw)
+    else:  # os.path.join(cwd, raw), without its generality
+        candidates.append(cwd + raw if cwd.endswith("/") else cwd + "/" + raw)
     seen: dict[str, Spelling] = {}
     anchors = () if bases is None else bases.anchors
     for cand in candidates:

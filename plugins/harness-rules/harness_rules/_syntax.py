@@ -95,6 +95,16 @@ class CommandPattern:
         first = self.text.split(" ", 1)[0]
         return None if "*" in first else first
 
+    @property
+    def regex(self) -> re.Pattern[str]:
+        """The compiled pattern :meth:`matches` uses (``DOTALL``, no capturing groups)."""
+        return self._regex
+
+    @property
+    def deny_regex(self) -> re.Pattern[str]:
+        """The compiled pattern :meth:`matches_at` uses (``DOTALL``, no capturing groups)."""
+        return self._deny_regex
+
     def matches_at(self, text: str, start: int) -> bool:
         """True when ``text[start:]`` matches the whole pattern, the command name also
         taken without its directory (``/bin/rm -rf x`` for ``rm -rf *``); for deny and

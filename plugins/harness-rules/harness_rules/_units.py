@@ -45,6 +45,7 @@ __all__ = [
     "textual_opaque",
     "union",
     "word_suffixes",
+    "text_suffixes",
 ]
 
 MAX_COMMAND_CHARS: Final = 32_768
@@ -253,13 +254,20 @@ def word_suffixes(name: str, words: Sequence[Word]) -> Suffixes:
     """The word suffixes of an unknown command that may be a command it runs: each starts
     at a literal argument that is not an option (nor the subcommand of a tool such as
     ``git``); whitespace inside a word becomes :data:`WORD_SPACE`."""
-    word_texts = [_WHITESPACE.sub(WORD_SPACE, t) if " " in t or "\n" in t or "\t" in t else t for t in texts(words)]
+    return text_suffixes(name, texts(words), [w.dynamic for w in words])
+
+
+def text_suffixes(name: str, words: Sequence[str], dynamic: Sequence[bool] | None = None) -> Suffixes:
+    """:func:`word_suffixes` of word texts; ``dynamic[i]``: word ``i`` is computed at run
+    time (``None``: every word is literal)."""
+    word_texts = [_WHITESPACE.sub(WORD_SPACE, t) if " " in t or "\n" in t or "\t" in t else t for t in words]
     sub = subcommand_index(name, word_texts[1:])
     skip = None if sub is None else sub + 1
     starts: list[int] = []
     for index in range(1, len(words)):
-        word = words[index]
-        if index == skip or word.dynamic or not word.text or word.text.startswith("-") or SENTINEL in word.text:
+        text = words[index]
+        if index == skip or (dynamic is not None and dynamic[index]) or not text or text.startswith("-") \
+                or SENTINEL in text:
             continue
         starts.append(index)
     return Suffixes(tuple(word_texts), tuple(starts))

@@ -32,7 +32,7 @@ from ._walk_words import INHERITED, Stdin
 from ._words import SENTINEL, Suffixes, Word, texts
 from ._wrappers import LEAF_COMMANDS, SHELLS, WRAPPERS, Unwrap
 
-__all__ = ["CommandWalker"]
+__all__ = ["CommandWalker", "literal_argument", "make_unit"]
 
 
 class CommandWalker(RedirectReader):
@@ -41,18 +41,7 @@ class CommandWalker(RedirectReader):
     def unit(self, assignments: Sequence[Word], words: Sequence[Word], cwds: Cwds, *, required: bool,
              args: Sequence[PathAccess] = (), suffixes: Sequence[Suffixes] = (),
              unknown_args: str | None = None) -> CommandUnit:
-        word_texts = texts(words)
-        stripped = " ".join(word_texts)
-        full = " ".join(texts(assignments) + word_texts)
-        allow: list[str] = [full]
-        if assignments and all(safe_env(a.text.partition("=")[0]) for a in assignments):
-            allow.append(stripped)
-        deny = [full, stripped]
-        if words and "/" in words[0].text:
-            deny.append(" ".join([words[0].text.rpartition('/')[2], *word_texts[1:]]))
-        name = words[0].text.rpartition('/')[2] if words else ""
-        return CommandUnit(full, tuple(dict.fromkeys(allow)), tuple(dict.fromkeys(deny)), required, tuple(args),
-                           tuple([s for s in suffixes if s.indexes]), unknown_args, name)
+        return make_unit(texts(assignments), texts(words), required, args, suffixes, unknown_args)
 
     def command(self, assignments: Sequence[Word], words: Sequence[Word], cwds: Cwds, depth: int,
                 *, required: bool = True, stdin: Stdin = INHERITED) -> None:
@@ -194,26 +183,56 @@ class CommandWalker(RedirectReader):
             if arg.dynamic or SENTINEL in arg.text:
                 why = why or (f"`{show_command(arg.raw or arg.text, 60)}` is only known at run time")
                 continue
-            text = arg.text
-            if not text:
-                continue
-            if text[0] not in "-~{" and "{" not in text:  # the common case: one plain word
-                out.append(PathAccess(text, cwds, "read", origin, glob=GLOB.search(text) is not None))
-                continue
-            candidates = [text]
-            if text.startswith("-") and len(text) > 1:
-                _, eq, value = text.partition("=")
-                candidates = [value] if eq and value else []
-                if not text.startswith("--") and len(text) > 2:
-                    candidates.append(text[2:])  # -f.env
-            for candidate in candidates:
-                alternatives = brace_expand(candidate) if "{" in candidate else [candidate]
-                if alternatives is None:
-                    why = why or f"`{show_command(candidate, 60)}` expands to too many words"
-                    continue
-                for one in alternatives:
-                    if arg.tilde and (one == "~" or one.startswith("~/")):
-                        one = self.home + one[1:]
-                    out.append(PathAccess(one, cwds, "read", origin, glob=bool(GLOB.search(one))))
+            found = literal_argument(arg.text, arg.tilde, cwds, origin, self.home, out)
+            why = why or found
         return tuple(out), why
 
+
+def make_unit(assignments: Sequence[str], words: Sequence[str], required: bool, args: Sequence[PathAccess] = (),
+              suffixes: Sequence[Suffixes] = (), unknown_args: str | None = None) -> CommandUnit:
+    """The :class:`CommandUnit` of a command of ``words`` (texts) run with the environment
+    prefix ``assignments`` (``NAME=value`` texts): its allow and deny forms, name and the
+    rest (see :class:`CommandUnit`)."""
+    stripped = " ".join(words)
+    full = " ".join([*assignments, *words]) if assignments else stripped
+    allow: list[str] = [full]
+    if assignments and all(safe_env(a.partition("=")[0]) for a in assignments):
+        allow.append(stripped)
+    deny = [full, stripped]
+    name = ""
+    if words:
+        first = words[0]
+        name = first.rpartition("/")[2]
+        if "/" in first:
+            deny.append(" ".join([name, *words[1:]]))
+    return CommandUnit(full, tuple(dict.fromkeys(allow)), tuple(dict.fromkeys(deny)), required, tuple(args),
+                       tuple([s for s in suffixes if s.indexes]), unknown_args, name)
+
+
+def literal_argument(text: str, tilde: bool, cwds: Cwds, origin: str, home: str, out: list[PathAccess]) -> str | None:
+    """Append to ``out`` the paths the literal argument ``text`` may name (each brace
+    alternative; an option's ``=value`` or attached short-option value too; ``~``
+    expanded to ``home`` when ``tilde``); returns why part of it cannot be read (too many
+    brace alternatives) or ``None``."""
+    if not text:
+        return None
+    if text[0] not in "-~{" and "{" not in text:  # the common case: one plain word
+        out.append(PathAccess(text, cwds, "read", origin, glob=GLOB.search(text) is not None))
+        return None
+    why: str | None = None
+    candidates = [text]
+    if text.startswith("-") and len(text) > 1:
+        _, eq, value = text.partition("=")
+        candidates = [value] if eq and value else []
+        if not text.startswith("--") and len(text) > 2:
+            candidates.append(text[2:])  # -f.env
+    for candidate in candidates:
+        alternatives = brace_expand(candidate) if "{" in candidate else [candidate]
+        if alternatives is None:
+            why = why or f"`{show_command(candidate, 60)}` expands to too many words"
+            continue
+        for one in alternatives:
+            if tilde and (one == "~" or one.startswith("~/")):
+                one = home + one[1:]
+            out.append(PathAccess(one, cwds, "read", origin, glob=bool(GLOB.search(one))))
+    return why

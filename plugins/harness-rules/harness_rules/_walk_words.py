@@ -23,7 +23,7 @@ from ._units import (
 )
 from ._words import Word, texts
 
-__all__ = ["GLOBIGNORE_OPAQUE", "INHERITED", "Stdin", "Unsupported", "WordReader"]
+__all__ = ["GLOBIGNORE_OPAQUE", "INHERITED", "Stdin", "Unsupported", "WordReader", "literal_print"]
 
 _ECHO_FLAGS: Final = re.compile(r"-[neE]+")
 _UNSAFE_LITERAL: Final = re.compile(r"[\\*?\[{~]")
@@ -47,6 +47,19 @@ INHERITED: Final = Stdin("inherited")
 GLOBIGNORE_OPAQUE: Final = Opaque("GLOBIGNORE", "setting `GLOBIGNORE` makes wildcards match hidden files (as "
                                   "`shopt -s dotglob` does), so what they expand to is not known here", kind="read")
 """Recorded for any command line naming ``GLOBIGNORE`` (``GLOBIGNORE=x; cat *`` reads ``.env``)."""
+
+
+def literal_print(name: str, args: list[str]) -> str | None:
+    """What ``name args`` prints when that is fixed text: ``echo`` or ``printf`` of plain
+    words (no escapes, wildcards or ``printf`` directives), run without redirections;
+    else ``None``."""
+    if name == "echo":
+        while args and _ECHO_FLAGS.fullmatch(args[0]):
+            args = args[1:]
+        return None if any(_UNSAFE_LITERAL.search(a) for a in args) else " ".join(args)
+    if name == "printf" and len(args) == 1:
+        return None if "%" in args[0] or _UNSAFE_LITERAL.search(args[0]) else args[0]
+    return None
 
 
 class Unsupported(Exception):
@@ -145,12 +158,8 @@ class WordReader:
         if not words or any(w.dynamic or w.tilde for w in words):
             return None
         name, args = words[0].text, texts(words[1:])
-        if name == "echo" and not redirects:
-            while args and _ECHO_FLAGS.fullmatch(args[0]):
-                args = args[1:]
-            return None if any(_UNSAFE_LITERAL.search(a) for a in args) else " ".join(args)
-        if name == "printf" and not redirects and len(args) == 1:
-            return None if "%" in args[0] or _UNSAFE_LITERAL.search(args[0]) else args[0]
+        if not redirects:
+            return literal_print(name, args)
         if name == "cat" and not args and len(redirects) == 1:
             redirect = redirects[0]
             if redirect.type == "<<<" and hasattr(redirect.output, "kind"):

@@ -21,7 +21,7 @@ from ._units import (
 from ._walk_simple import SimpleWalker
 from ._walk_words import GLOBIGNORE_OPAQUE, Stdin, Unsupported
 
-__all__ = ["Walker"]
+__all__ = ["Walker", "may_redefine_output"]
 
 _HEREDOC_QUOTED: Final = re.compile(r"<<(-?)[ \t]*(?:'([\w.-]+)'|\"([\w.-]+)\"|\\([\w.-]+))")
 _HEREDOC_PLAIN: Final = re.compile(r"<<-?[ \t]*([\w.-]+)")
@@ -40,6 +40,12 @@ def _may_redefine(text: str) -> bool:
     needs one of these substrings (a cheap test before the regular expression)."""
     return "(" in text or "function" in text or "alias" in text or "enable" in text or "hash" in text \
         or "PATH" in text
+
+
+def may_redefine_output(text: str) -> bool:
+    """True when ``text`` may change what ``echo``/``printf``/``cat`` print (their output
+    is then never taken as literal, see :attr:`Walker.literal_ok`)."""
+    return _may_redefine(text) and _REDEFINES_OUTPUT.search(text) is not None
 
 
 class Walker(SimpleWalker):

@@ -70,17 +70,26 @@ class Suffixes:
     heads: dict[str, tuple[int, ...]] = attrs.field(init=False, eq=False, repr=False)
 
     def __attrs_post_init__(self) -> None:
-        starts: list[int] = []
-        at = 0
-        for word in self.words:
-            starts.append(at)
-            at += len(word) + 1
-        offsets = tuple(starts[i] for i in self.indexes)
+        words = self.words
+        offsets: list[int] = []
         heads: dict[str, list[int]] = {}
-        for i, offset in zip(self.indexes, offsets, strict=True):
-            heads.setdefault(self.words[i].rpartition("/")[2], []).append(offset)
-        object.__setattr__(self, "text", " ".join(self.words))
-        object.__setattr__(self, "offsets", offsets)
+        if self.indexes:
+            starts: list[int] = []
+            at = 0
+            for word in words:
+                starts.append(at)
+                at += len(word) + 1
+            for i in self.indexes:
+                offset = starts[i]
+                offsets.append(offset)
+                head = words[i].rpartition("/")[2]
+                found = heads.get(head)
+                if found is None:
+                    heads[head] = [offset]
+                else:
+                    found.append(offset)
+        object.__setattr__(self, "text", " ".join(words))
+        object.__setattr__(self, "offsets", tuple(offsets))
         object.__setattr__(self, "heads", {k: tuple(v) for k, v in heads.items()})
 
     @classmethod

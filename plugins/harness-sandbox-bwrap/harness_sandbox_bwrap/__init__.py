@@ -5,10 +5,16 @@ implements :class:`harness_core.Sandbox`; ``harness run --sandbox bwrap`` select
 name (the ``harness_sandboxes`` hook, :mod:`harness_sandbox_bwrap.plugin`).
 """
 
-from .policy import SANDBOX_HOME, NetworkPolicy, SandboxPolicy, bwrap_prefix
-from .probe import INSTALL_HINT, BwrapUnavailableError, check_bwrap
-from .sandbox import BwrapSandbox
-from .view import BwrapView
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from .policy import SANDBOX_HOME, NetworkPolicy, SandboxPolicy, bwrap_prefix
+    from .probe import INSTALL_HINT, BwrapUnavailableError, check_bwrap
+    from .sandbox import BwrapSandbox
+    from .view import BwrapView
 
 __all__ = [
     "INSTALL_HINT",
@@ -21,3 +27,31 @@ __all__ = [
     "bwrap_prefix",
     "check_bwrap",
 ]
+
+_LAZY: dict[str, str] = {
+    "INSTALL_HINT": ".probe",
+    "SANDBOX_HOME": ".policy",
+    "BwrapSandbox": ".sandbox",
+    "BwrapUnavailableError": ".probe",
+    "BwrapView": ".view",
+    "NetworkPolicy": ".policy",
+    "SandboxPolicy": ".policy",
+    "bwrap_prefix": ".policy",
+    "check_bwrap": ".probe",
+}
+"""Public name -> defining module, imported on first use (PEP 562): plugin discovery imports
+:mod:`harness_sandbox_bwrap.plugin` through this package and must not pay for the sandbox code
+(its command server loads ``ctypes``)."""
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'harness_sandbox_bwrap' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(__all__)

@@ -14,11 +14,14 @@ import os
 import sys
 from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from harness_core import Sandbox, hookimpl
+from harness_core import hookimpl
 
-from .policy import NetworkPolicy
-from .sandbox import BwrapSandbox
+if TYPE_CHECKING:
+    from harness_core import Sandbox
+
+    from .policy import NetworkPolicy
 
 __all__ = ["harness_sandboxes", "interpreter_paths", "sandbox_factory"]
 
@@ -42,6 +45,8 @@ def sandbox_factory(network: NetworkPolicy) -> Callable[[Path], Sandbox]:
     """
 
     def make(workspace: Path) -> Sandbox:
+        from .sandbox import BwrapSandbox  # on first use: plugin discovery calls this hook
+
         return BwrapSandbox(workspace, network=network, readable=interpreter_paths())
 
     make.__name__ = make.__qualname__ = f"bwrap_{network}"

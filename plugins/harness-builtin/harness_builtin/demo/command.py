@@ -27,13 +27,15 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
-from rich.console import Console
-from rich.text import Text
 
-from .scenario import DEMO_PROMPT, demo_script, prepare_workspace, run_project_tests
+if TYPE_CHECKING:
+    from rich.text import Text
+
+# rich and the scenario load when the demo runs: `harness` collects this command at plugin
+# discovery, and `harness plugins` must not pay for them.
 
 __all__ = ["demo"]
 
@@ -67,6 +69,8 @@ def _check_harness(ctx: click.Context, harness: str) -> None:
 
 def _summary(outcome: dict[str, Any], code: int, passed: bool, report: str, workspace: Any) -> Text:
     """The closing summary: only what the run's outcome shows really happened."""
+    from rich.text import Text
+
     aborted = code == 130 or bool(outcome.get("aborted"))
     summary = Text("\nsummary\n", style="bold")
     if aborted:
@@ -116,7 +120,12 @@ def _runtime_home_options(harness: str, workspace: Path) -> tuple[str, ...]:
 def demo(ctx: click.Context, harness: str, yes: bool, parent: Path | None, as_json: bool,
          extra: tuple[str, ...] = (), sandbox: str = "local") -> None:
     """Watch a harness fix a failing test, offline: real files, real tools, scripted model."""
+    from rich.console import Console
+    from rich.text import Text
+
     from harness_core.testing import ScriptedModelServer
+
+    from .scenario import DEMO_PROMPT, demo_script, prepare_workspace, run_project_tests
 
     _check_harness(ctx, harness)
     console = Console(file=sys.stderr if as_json else sys.stdout, highlight=False, soft_wrap=True)

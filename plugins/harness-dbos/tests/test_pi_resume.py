@@ -1,0 +1,120 @@
+"""Durable pi turns: the real pi process dies with its worker (SIGKILL of the worker and
+every process it started), a new ``harness worker`` process resumes pi's session file
+(left in the session's temporary directory), with the host tool's recorded result
+answering pi's repeat of the call instead of running it again.
+
+Only the model is scripted (a Chat Completions ScriptedModelServer on 127.0.0.1 in this
+process).
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import anyio
+import harness_dbos
+import pytest
+from dbos_helpers import HERE, turn_result, wait_until
+from process_tree import kill_tree
+
+from harness_core.testing import Fault, ModelTurn, ScriptedModelServer, ToolCallSpec
+
+pytestmark = pytest.mark.requires_runtime("pi")
+
+
+@pytest.fixture
+def pi_workers(make_workers, tmp_path):
+    class Helper:
+        def start(self, server, workflow_id, prompt, **extra):
+            workers = make_workers(server.openai_base_url)
+            workers.env.update(extra)
+            process = subprocess.Popen([sys.executable, str(HERE / "pi_starter.py"), workflow_id, prompt,
+                                        str(workers.workspace)], env=workers.env, cwd=workers.tmp, text=True,
+                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+            workers.processes.append(process)
+            return workers, process
+
+        def kill(self, process):
+            kill_tree(process)
+
+        def recover(self, workers, **extra):
+            return workers.spawn(sys.executable, "-m", "harness_core.cli", "worker", "--app", "pi_app", **extra)
+
+    return Helper()
+
+
+def _status(database_url: str, workflow_id: str) -> dict | None:
+    async def main() -> dict | None:
+        try:
+            with harness_dbos.DurableClient(database_url) as client:
+                return await client.status(workflow_id)
+        except Exception:
+            return None
+
+    return anyio.run(main)
+
+
+# pi continues a turn by re-running its interrupted step: the model request that made the
+# call is sent again (its text streams again), and pi's repeat of the call (same id) is
+# answered from the record.
+
+
+def test_pi_killed_during_a_host_tool_never_runs_it_again(pi_workers, workflow_id):
+    script = [ModelTurn("Recording.", tool_calls=[ToolCallSpec("record", {"text": "slow"})]), "Done."]
+    with ScriptedModelServer(script) as server:
+        workers, first = pi_workers.start(server, workflow_id, "record a note", APP_SLOW_TEXTS="slow",
+                                          APP_TOOL_SLEEP="60")
+        wait_until(lambda: workers.effects_lines(), "the host tool's side effect")
+        pi_workers.kill(first)
+
+        pi_workers.recover(workers)
+        result = turn_result(workers.database_url, workflow_id)
+
+        assert result["finish_reason"] == "stop", result
+        assert result["text"] == "Recording.Done."
+        assert len(workers.effects_lines()) == 1
+        assert server.model_calls == 3
+        assert "not run again" in (server.last_tool_result() or "")
+
+
+def test_pi_killed_after_a_host_tool_ran_does_not_run_it_again(pi_workers, workflow_id):
+    script = [ModelTurn("Recording.", tool_calls=[ToolCallSpec("record", {"text": "one"})]), "Done."]
+    with ScriptedModelServer(script, faults=[Fault(at=1, delay=60)]) as server:
+        workers, first = pi_workers.start(server, workflow_id, "record a note")
+        wait_until(lambda: server.model_calls >= 2, "the model request after the host tool")
+        pi_workers.kill(first)
+
+        pi_workers.recover(workers)
+        result = turn_result(workers.database_url, workflow_id)
+
+        assert result["finish_reason"] == "stop", result
+        assert result["text"].endswith("Done.")
+        effects = workers.effects_lines()
+        assert len(effects) == 1 and f"pid={first.pid}" in effects[0]
+        assert server.last_tool_result() == "recorded one"
+
+
+def test_pi_killed_while_waiting_for_approval_resumes_on_another_worker(pi_workers, workflow_id):
+    script = [ModelTurn("Asking.", tool_calls=[ToolCallSpec("record", {"text": "approved"})]), "Done."]
+    with ScriptedModelServer(script) as server:
+        workers, first = pi_workers.start(server, workflow_id, "record after approval", APP_APPROVAL="user-approval")
+        wait_until(lambda: (_status(workers.database_url, workflow_id) or {}).get("state") == "awaiting-approval",
+                   "the approval wait")
+        pi_workers.kill(first)
+        (approval_id,) = _status(workers.database_url, workflow_id)["pending_approvals"]
+
+        async def approve() -> None:
+            with harness_dbos.DurableClient(workers.database_url) as client:
+                await client.answer(workflow_id, approval_responses=[{"approval_id": approval_id, "approved": True}])
+
+        anyio.run(approve)
+        second = pi_workers.recover(workers, APP_APPROVAL="user-approval")
+        result = turn_result(workers.database_url, workflow_id)
+
+        assert result["finish_reason"] == "stop", result
+        assert result["text"] == "Asking.Asking.Done."
+        effects = workers.effects_lines()
+        assert len(effects) == 1 and f"pid={second.pid}" in effects[0]
+        assert server.model_calls == 3
+        assert server.last_tool_result() == "recorded approved"

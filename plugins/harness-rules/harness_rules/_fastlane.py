@@ -1,0 +1,218 @@
+"""The fast lane: plain command lines analysed without bashlex and without the tree walker.
+
+:func:`fast_analysis` takes the :class:`~harness_rules._fastlex.Plain` commands
+:func:`~harness_rules._fastlex.lex` reads and builds the very
+:class:`~harness_rules._units.ShellAnalysis` the walker (:mod:`harness_rules._walker`)
+builds from bashlex's tree of the same line: the same units, paths and opaque items in the
+same order. It repeats the walker's control flow (lists, pipelines and the standard input
+each stage reads, ``cd``, redirections) with plain strings, and judges the common command
+- one that wraps nothing - with the walker's own string functions
+(:func:`~harness_rules._walk_commands.make_unit`,
+:func:`~harness_rules._walk_commands.literal_argument`,
+:func:`~harness_rules._units.text_suffixes`, :func:`~harness_rules._trees.mark_trees`).
+Every other command (wrappers, shells, evaluating builtins, ``tee``, environment
+prefixes that run code, a wildcard command name) goes through the walker's own
+:meth:`~harness_rules._walk_commands.CommandWalker.command`.
+
+It returns ``None`` - the caller then uses the full walker - for a line outside the
+lexer's subset, a line naming ``GLOBIGNORE`` (even spelled with quotes) or holding a NUL, ``exec`` (it changes the
+shell's own standard input) and anything the walker would refuse. The test suite checks
+it differentially against the bashlex walk (``test_rules_fastlane.py``).
+"""
+
+from __future__ import annotations
+
+from ._builtins import EVALUATING_BUILTINS, code_env
+from ._fastlex import Line, Pipeline, Plain, lex
+from ._trees import TREE_READERS, mark_trees
+from ._units import (
+    DEV_SINKS,
+    GLOB,
+    OUTPUT_REDIRECTS,
+    CommandUnit,
+    Cwds,
+    Opaque,
+    PathAccess,
+    ShellAnalysis,
+    expands,
+    text_suffixes,
+    union,
+)
+from ._walk_commands import literal_argument, make_unit
+from ._walk_words import INHERITED, Stdin, Unsupported, literal_print
+from ._walker import Walker, may_redefine_output
+from ._words import Word
+from ._wrappers import LEAF_COMMANDS, WRAPPERS, subcommand_index
+
+__all__ = ["fast_analysis"]
+
+_SPECIAL = frozenset({*EVALUATING_BUILTINS, *WRAPPERS, "tee"})
+"""Command names the fast lane hands to the walker's :meth:`command`."""
+
+
+_CACHE: dict[tuple[object, ...], tuple[tuple[CommandUnit, ...], tuple[PathAccess, ...], tuple[Opaque, ...], Cwds]] = {}
+"""What each plain command added, by its words and context (bounded)."""
+
+
+class _Decline(Exception):
+    """The line needs the full walker."""
+
+
+def fast_analysis(command: str, cwd: str, home: str) -> ShellAnalysis | None:
+    """The analysis of a plain command line, or ``None`` when it is not plain.
+
+    Args:
+        command: the command line (at most :data:`~harness_rules._units.MAX_COMMAND_CHARS`
+            characters; the caller checks).
+        cwd: the absolute directory it starts in.
+        home: the home directory.
+
+    Returns:
+        The :class:`ShellAnalysis` the walker would build, or ``None``.
+    """
+    if "GLOBIGNORE" in command or "\x00" in command:
+        return None
+    lines = lex(command)
+    if lines is None:
+        return None
+    lane = _Lane(command, home)
+    cwds: Cwds = (cwd,)
+    try:
+        for line in lines:  # lines run one after the other, whether or not a `cd` failed
+            cwds = union(cwds, lane.sequence(line, cwds))
+    except (_Decline, Unsupported, RecursionError):
+        return None
+    walker = lane.walker
+    return ShellAnalysis(command, tuple(walker.units), tuple(walker.paths), tuple(walker.opaque))
+
+
+class _Lane:
+    """One line's walk; ``walker`` holds what is found (and judges special commands)."""
+
+    def __init__(self, source: str, home: str) -> None:
+        self.source = source
+        self.home = home
+        self.walker = walker = Walker(home)
+        walker.source = source
+        walker.literal_ok = not may_redefine_output(source)
+        self.units = walker.units
+        self.paths = walker.paths
+
+    def sequence(self, items: Line, cwds: Cwds) -> Cwds:
+        """:meth:`Walker.sequence`: ``&&`` carries the directory on, the others join both."""
+        first = items[0]
+        if len(items) == 1 and not isinstance(first, str):
+            return self.pipeline(first, cwds)
+        current = before = cwds
+        for item in items:
+            if isinstance(item, str):
+                if item != "&&":
+                    current = union(before, current)
+                continue
+            before = current
+            current = self.pipeline(item, current)
+        return current
+
+    def pipeline(self, stages: Pipeline, cwds: Cwds) -> Cwds:
+        """:meth:`Walker.pipeline`: each stage reads the previous stage's output."""
+        if len(stages) == 1:
+            return self.simple(stages[0], cwds, INHERITED)
+        stdin = INHERITED
+        previous: Plain | None = None
+        for stage in stages:
+            if previous is not None:
+                start, end = previous.start, previous.end
+                shown = f"the output of `{self.source[start:min(end, start + 80)]}`"
+                text = self._literal_output(previous)
+                stdin = Stdin("pipe", origin=shown) if text is None else Stdin("literal", text, shown)
+            self.simple(stage, cwds, stdin)
+            previous = stage
+        return cwds
+
+    def _literal_output(self, cmd: Plain) -> str | None:
+        """:meth:`WordReader.literal_output` of a plain command."""
+        if not self.walker.literal_ok or cmd.assignments or not cmd.words or cmd.redirects:
+            return None  # a redirection: only `cat <<EOF` would print fixed text, not plain
+        return literal_print(cmd.words[0], cmd.words[1:])
+
+    def simple(self, cmd: Plain, cwds: Cwds, stdin: Stdin) -> Cwds:
+        """:meth:`SimpleWalker.simple` of a plain command, cached by its words: what it adds
+        depends only on the key (pure string work, no file system)."""
+        walker = self.walker
+        # the words as written decide the assignments and the words after quote removal
+        key = (tuple(cmd.raws), tuple(cmd.redirects), cwds, stdin, walker.literal_ok, self.home)
+        hit = _CACHE.get(key)
+        if hit is not None:
+            self.units.extend(hit[0])
+            self.paths.extend(hit[1])
+            walker.opaque.extend(hit[2])
+            return hit[3]
+        units, paths, opaque = len(self.units), len(self.paths), len(walker.opaque)
+        after = self._simple(cmd, cwds, stdin)
+        if len(_CACHE) >= 8192:
+            _CACHE.clear()
+        _CACHE[key] = (tuple(self.units[units:]), tuple(self.paths[paths:]), tuple(walker.opaque[opaque:]), after)
+        return after
+
+    def _simple(self, cmd: Plain, cwds: Cwds, stdin: Stdin) -> Cwds:
+        assignments, words = cmd.assignments, cmd.words
+        if words and words[0] == "exec":
+            raise _Decline
+        label = " ".join(assignments + words) if assignments else " ".join(words)
+        if "GLOBIGNORE" in label:  # spelled with quotes inside (`export "GLOB""IGNORE=x"`)
+            raise _Decline
+        for rtype, fd, target, _raw in cmd.redirects:
+            if rtype == ">&":
+                continue  # a descriptor duplication (`2>&1`) touches no file
+            assert isinstance(target, str)
+            if rtype in OUTPUT_REDIRECTS:
+                if not DEV_SINKS.fullmatch(target):
+                    self.paths.append(PathAccess(target, cwds, "write", f"written by `{label} {rtype} {target}`",
+                                                 glob=bool(GLOB.search(target)), required=True))
+                continue
+            self.paths.append(PathAccess(target, cwds, "read", f"read by `{label} {rtype} {target}`",
+                                         glob=bool(GLOB.search(target))))
+            if fd is None or fd == 0:
+                stdin = Stdin("file", origin=f"`{target}`")
+        if not words:
+            self.walker.assignment_only([Word(a) for a in assignments])
+            return cwds
+        first = words[0]
+        name = first.rpartition("/")[2]
+        if name in ("cd", "pushd", "popd") and not assignments:
+            self.units.append(make_unit((), words, False))
+            return self.walker.change_directory(name, [Word(w) for w in words[1:]], cwds)
+        if name in _SPECIAL or stdin.kind == "literal" \
+                or (assignments and any(code_env(a.partition("=")[0]) for a in assignments)) \
+                or (("*" in first or "?" in first or "[" in first or "{" in first) and expands(first) is not None):
+            raws = cmd.raws
+            n = len(assignments)
+            self.walker.command([Word(a, raw=r) for a, r in zip(assignments, raws, strict=False)],
+                                [Word(w, raw=r) for w, r in zip(words, raws[n:], strict=True)], cwds, 0, stdin=stdin)
+            return cwds
+        unknown = name not in LEAF_COMMANDS
+        out: list[PathAccess] = []
+        why: str | None = None
+        origin = f"an argument of `{name}`"
+        home = self.home
+        args = words[1:]
+        for text in args:
+            if text and text[0] not in "-~{" and "{" not in text:  # literal_argument's common case, inline
+                out.append(PathAccess(text, cwds, "read", origin, glob=GLOB.search(text) is not None))
+                continue
+            if text[:1] == "-" and (len(text) == 2 or text[:2] == "--") and not text.partition("=")[2]:
+                continue  # an option naming no file (`-k`, `--watch`): literal_argument adds nothing
+            found = literal_argument(text, False, cwds, origin, home, out)
+            why = why or found
+        paths = tuple(out)
+        if name == "git":
+            sub = subcommand_index("git", args)
+            trees = sub is not None and args[sub] == "grep"
+        else:  # a reader recurses only when always or told by an option
+            reader = TREE_READERS.get(name)
+            trees = reader is not None and (reader.always or any(a[:1] == "-" for a in args))
+        if trees:
+            paths, why = mark_trees(name, [Word(w) for w in args], paths, cwds, why)
+        self.units.append(make_unit(assignments, words, True, paths,
+                                    (text_suffixes(name, words),) if unknown else (), why))
+        return cwds
