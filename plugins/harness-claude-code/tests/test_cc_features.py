@@ -177,3 +177,36 @@ async def test_plan_mode_runs_a_read_only_mcp_tool_and_refuses_a_writing_one(scr
     assert [p.tool_name for p in ran] == ["mcp__ctx__env_has"], result.parts
     denied = [p for p in result.parts if isinstance(p, ToolOutputDeniedPart)]
     assert [d.tool_name for d in denied] == ["mcp__ctx__write_note"] and "Plan mode" in (denied[0].reason or "")
+
+
+async def test_plan_mode_and_output_survive_suspend_and_continue(scripted_model_server: Any, adapter_settings: Any,
+                                                                 workspace: Path) -> None:
+    # fail closed: a plan-mode turn continued from suspended state stays read-only, and its
+    # structured output is asked of the continued CLI and validated again
+    import json
+
+    from harness_core import define_harness_tool
+
+    server = scripted_model_server([
+        ModelTurn(tool_calls=[ToolCallSpec("mcp__harness__ping", {})]),
+        ModelTurn(tool_calls=[ToolCallSpec("write", {"file_path": str(workspace / "x.txt"), "content": "hi"})]),
+        ModelTurn(tool_calls=[ToolCallSpec("StructuredOutput", {"city": "Rome", "celsius": 20})]),
+    ])
+    ping = define_harness_tool(name="ping", description="p", input={"type": "object"}, read_only=True,
+                               execute=lambda i, c: "pong")
+    agent = _agent(adapter_settings(server), tools=[ping], tool_approval={"ping": "user-approval"},
+                   permission_mode="allow-all")
+    async with await agent.create_session(sandbox=LocalSandbox(workspace)) as session:
+        first = await agent.generate(session=session, prompt="Plan", mode="plan", output=Weather)
+        state = json.loads(json.dumps(await session.suspend_turn()))
+    [request] = first.approval_requests
+    assert state["adapter"]["plan"] is True and state["output"]["name"] == "Weather"
+    async with await agent.create_session(continue_from=state, sandbox=LocalSandbox(workspace)) as resumed:
+        second = await agent.continue_generate(session=resumed, output=Weather, approval_responses=[
+            {"approval_id": request.approval_id, "approved": True}])
+    check_stream_shape(second.parts)
+    denied = [p for p in second.parts if isinstance(p, ToolOutputDeniedPart)]
+    assert [d.tool_name for d in denied] == ["write"] and "Plan mode" in (denied[0].reason or "")
+    assert not (workspace / "x.txt").exists()
+    assert second.output == Weather(city="Rome", celsius=20)
+    assert "StructuredOutput" in server.model_requests[-1].tool_names
