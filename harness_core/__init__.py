@@ -174,6 +174,7 @@ if TYPE_CHECKING:
         normalize_output,
         sanitize_text,
     )
+    from harness_core.tools.schema_check import schema_checker
     from harness_core.turn_capabilities import EachAnswerTurn
 
 _EXPORTS: dict[str, tuple[str, ...]] = {
@@ -229,6 +230,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "ToolKind", "ToolResources", "define_harness_tool"),
     "harness_core.tools.output": ("MAX_OUTPUT_CHARS", "ToolOutput", "normalize_output",
         "sanitize_text"),
+    "harness_core.tools.schema_check": ("schema_checker",),
     "harness_core.turn_capabilities": ("EachAnswerTurn",),
 }
 """Submodule -> the public names it defines (imported on first use, PEP 562)."""
@@ -266,9 +268,9 @@ __all__ = [  # exactly the names of _EXPORTS (tests/core/test_startup_imports.py
     "hookspec", "invoke_tool", "mcp_name_matches", "mcp_tool_name", "merge_decisions",
     "mode_allows", "normalize_output", "output_instruction", "parse_mcp_servers", "parse_part",
     "path_in_workspace", "paths_outside", "require_path_sandbox", "resolve_like_os", "run_tool",
-    "runtime_confinement", "install_paths", "python_paths", "sanitize_text", "settle_error",
-    "split_mcp_name", "step_count_is", "supported", "unsupported", "with_native_tool_name",
-    "with_output_instruction", "within_timeout",
+    "runtime_confinement", "install_paths", "python_paths", "sanitize_text", "schema_checker",
+    "settle_error", "split_mcp_name", "step_count_is", "supported", "unsupported",
+    "with_native_tool_name", "with_output_instruction", "within_timeout",
 ]
 
 

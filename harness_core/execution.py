@@ -302,20 +302,28 @@ class _Slot:
     def __init__(self, scheduler: CallScheduler, read_only: bool) -> None:
         self.scheduler = scheduler
         self.read_only = read_only
-        self.granted = anyio.Event()
+        self.granted = False
         self.done = False
+        self._wake: anyio.Event | None = None  # made only for a slot that has to wait
         scheduler.enqueue(self)
 
+    def grant(self) -> None:
+        """Internal to :class:`CallScheduler`: admit this slot (wakes its waiter, if any)."""
+        self.granted = True
+        if self._wake is not None:
+            self._wake.set()
+
     async def __aenter__(self) -> None:
-        if self.granted.is_set():  # admitted at once: no wait (and no loop round trip)
+        if self.granted:  # admitted at once: no wait (and no loop round trip)
             try:
                 await anyio.lowlevel.checkpoint_if_cancelled()
             except BaseException:
                 self.scheduler.release(self)
                 raise
             return
+        self._wake = anyio.Event()
         try:
-            await self.granted.wait()
+            await self._wake.wait()
         except BaseException:
             self.scheduler.release(self)
             raise
@@ -365,7 +373,7 @@ class CallScheduler:
         if slot.done:
             return
         slot.done = True
-        if slot.granted.is_set():
+        if slot.granted:
             if slot.read_only:
                 self._readers -= 1
             else:
@@ -386,4 +394,4 @@ class CallScheduler:
                     return
                 self._writer = True
             self._queue.popleft()
-            head.granted.set()
+            head.grant()

@@ -389,7 +389,8 @@ class HookFacade:
 
         try:
             parts = self._hook.harness_project_event(event=event, context=context)
-            if parts is not None and not (isinstance(parts, Sequence) and all(isinstance(p, Part) for p in parts)):
+            if parts is not None and not ((type(parts) is list or isinstance(parts, Sequence))
+                                          and all(isinstance(p, Part) for p in parts)):
                 raise PluginHookError("a harness_project_event wrapper", "harness_project_event",
                                       problem=f"returned {type(parts).__name__}, not a list of parts")
         except Exception as exc:

@@ -46,6 +46,11 @@ def _decided(pending: PendingStep, undecided: frozenset[str]) -> bool:
     return any(c.status != "approval" for c in pending.calls if c.call_id in undecided)
 
 
+def _runnable(pending: PendingStep) -> list[CallState]:
+    """The approved built-in calls that have not run yet."""
+    return [c for c in pending.calls if c.kind == "builtin" and c.status == "approved" and c.content is None]
+
+
 def _waiting(pending: PendingStep) -> bool:
     return any(c.status == "approval" or (c.kind == "host" and c.status == "waiting") for c in pending.calls)
 
@@ -90,7 +95,7 @@ class ToolStep:
         while any(c.status == "approval" for c in pending.calls):
             # An approved call runs at once, without waiting for the other decisions
             # (the core reads on after each answer: ``acts_on_each_answer``).
-            await self._signals.guard(self._execute(pending))
+            await self._run_approved(pending)
             for part in result_parts(pending.calls):
                 yield part
             undecided = frozenset(c.call_id for c in pending.calls if c.status == "approval")
@@ -102,7 +107,7 @@ class ToolStep:
                 call.content = f"Execution denied: {reason}" if call.status == "denied" else f"Execution refused: {reason}"
                 call.is_error = True
         if not pending.executed:
-            await self._signals.guard(self._execute(pending))
+            await self._run_approved(pending)
             pending.executed = True
         for part in result_parts(pending.calls):
             yield part
@@ -112,10 +117,14 @@ class ToolStep:
         self._conversation.finish_step()
         yield FinishStepPart(finish_reason="tool-calls", usage=pending.usage)
 
-    async def _execute(self, pending: PendingStep) -> None:
-        runnable = [c for c in pending.calls if c.kind == "builtin" and c.status == "approved" and c.content is None]
-        if not runnable:
-            return
+    async def _run_approved(self, pending: PendingStep) -> None:
+        """Run the approved built-ins not run yet, abortably. A step without any (host calls
+        only) enters no cancel scope: with nothing to await, the guard could not abort anything."""
+        runnable = _runnable(pending)
+        if runnable:
+            await self._signals.guard(self._execute(runnable))
+
+    async def _execute(self, runnable: list[CallState]) -> None:
         read_only = self._offer.read_only_names()
         scheduled = [ScheduledCall(c.name in read_only, self._runner(c)) for c in runnable]
         outputs = await run_batch(scheduled, concurrency=self._env.limits.tool_concurrency)
