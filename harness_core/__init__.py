@@ -9,8 +9,9 @@ what it needs). Type checkers and IDEs see every name through the ``TYPE_CHECKIN
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from harness_core.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from harness_core.adapter import (
@@ -178,6 +179,7 @@ if TYPE_CHECKING:
     from harness_core.turn_capabilities import EachAnswerTurn
 
 _EXPORTS: dict[str, tuple[str, ...]] = {
+    "harness_core.lazy": ("lazy_exports",),
     "harness_core.adapter": ("Adapter", "AdapterFactory", "AdapterSession", "AdapterTurn",
         "AwaitingAnswers", "BuiltinApprovalRequest", "BuiltinFilter", "BuiltinFilterMode",
         "HostToolCall", "HostToolSpec", "PendingRequest", "PendingRequestsTurn", "PromptRequest",
@@ -265,7 +267,7 @@ __all__ = [  # exactly the names of _EXPORTS (tests/core/test_startup_imports.py
     "ToolResultPart", "ToolTimeout", "TurnEnd", "TurnState", "TurnStateError", "Usage",
     "capabilities_of", "create_plugin_manager", "define_harness_tool", "describe_unknown_names",
     "enforces", "execute_call", "get_plugin_manager", "has_tool_call", "hookimpl", "install_skills",
-    "hookspec", "invoke_tool", "mcp_name_matches", "mcp_tool_name", "merge_decisions",
+    "hookspec", "invoke_tool", "lazy_exports", "mcp_name_matches", "mcp_tool_name", "merge_decisions",
     "mode_allows", "normalize_output", "output_instruction", "parse_mcp_servers", "parse_part",
     "path_in_workspace", "paths_outside", "require_path_sandbox", "resolve_like_os", "run_tool",
     "runtime_confinement", "install_paths", "python_paths", "sanitize_text", "schema_checker",
@@ -274,15 +276,4 @@ __all__ = [  # exactly the names of _EXPORTS (tests/core/test_startup_imports.py
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """Import ``name``'s submodule on first use and cache the name in this module."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'harness_core' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -61,9 +61,9 @@ def _stop_script(agent: str) -> list[Any]:
 def test_codex_acp_refuses_stop_conditions_with_the_reason(codex_acp: Any) -> None:
     """codex-acp 0.16 reports some calls' completion after the next step's calls, so its step
     boundaries cannot be inferred reliably: refused at construction (fail closed)."""
-    with ScriptedModelServer(["unused"], formats=["responses"]) as server:
-        with pytest.raises(HarnessCapabilityUnsupportedError, match="completion only after the next model"):
-            HarnessAgent(harness=codex_acp(server), include_plugin_tools=False, stop_when=has_tool_call("bash"))
+    with ScriptedModelServer(["unused"], formats=["responses"]) as server, \
+            pytest.raises(HarnessCapabilityUnsupportedError, match="completion only after the next model"):
+        HarnessAgent(harness=codex_acp(server), include_plugin_tools=False, stop_when=has_tool_call("bash"))
 
 
 @pytest.mark.anyio

@@ -10,8 +10,9 @@ slices and are resumed from the runtime's own session after a crash
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from harness_core import lazy_exports
 
 # Imported now, not lazily: the function ``launch`` shares its name with the submodule
 # ``harness_dbos.launch``, and importing that submodule later (the worker command does)
@@ -58,14 +59,4 @@ _LAZY: dict[str, str] = {
 with it the core's agent) or DBOS."""
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'harness_dbos' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
