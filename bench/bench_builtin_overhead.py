@@ -14,11 +14,17 @@ One scripted conversation runs through two stacks, in one process, in paired run
 
 The conversation: ``STEPS`` model responses with ``CALLS`` calls each to a trivial read-only
 tool (``echo``: returns its input; the same function in both stacks), then a final text
-answer. Shapes (steps x calls): 40x1, 100x10, 1000x1. Timed with ``time.process_time`` (CPU of
+answer. Both models report usage on every response (10 in, 5 out), and the scripted
+client streams the arguments as the JSON text it was given (a model client receives text). Shapes (steps x calls): 40x1, 100x10, 1000x1. Timed with ``time.process_time`` (CPU of
 this process; both stacks are single-process and CPU-bound, so this is their wall time minus
 the machine's load). A pair = one harness run then one pydantic-ai run of the same shape; the
 figure per stack is the median over the pairs of CPU µs per tool call, and the ratio is the
-median of the per-pair ratios ``harness / pydantic-ai``. Goal: ≤ 0.33 at 40x1 and at 100x10;
+median of the per-pair ratios ``harness / pydantic-ai``. Each timed run starts from a
+collected heap (``gc.collect()`` before the clock starts, in both stacks): otherwise the
+full collection that the previous run's surviving objects make due is charged to whichever
+run crosses the threshold next. In the pairs it was mostly the harness run, right after
+pydantic-ai's (at 100x10, 3 harness runs of 4 and 1 pydantic-ai run of 4 paid one, +160-220
+µs per harness call: a walk of the whole process heap, both frameworks' modules included). Goal: ≤ 0.33 at 40x1 and at 100x10;
 1000x1 is reported without a goal (pydantic-ai's own cost grows with the history there).
 
     uv run python -m bench.bench_builtin_overhead [--shape 40x1 --shape 100x10] [--repeat 7]
@@ -27,11 +33,14 @@ median of the per-pair ratios ``harness / pydantic-ai``. Goal: ≤ 0.33 at 40x1 
 from __future__ import annotations
 
 import argparse
+import gc
+import json
 import tempfile
 import time
 from pathlib import Path
 
 import anyio
+import anyio.lowlevel
 import harness_builtin.plugin
 from harness_builtin import ScriptedModelClient, create_builtin_adapter
 
@@ -77,9 +86,22 @@ def core_plugins() -> HarnessPluginManager:
 
 
 def _script(steps: int, calls: int) -> Script:
-    turns = [ModelTurn(tool_calls=[ToolCallSpec("echo", {"text": f"s{s}c{c}"}) for c in range(calls)])
+    # Like pydantic-ai's model below, every response reports its usage (the scripted client
+    # would otherwise estimate the input tokens itself), and the arguments are the text a
+    # model streams (a model client receives text; the test double need not encode it).
+    usage = {"input_tokens": 10, "output_tokens": 5}
+    turns = [ModelTurn(tool_calls=[ToolCallSpec("echo", json.dumps({"text": f"s{s}c{c}"})) for c in range(calls)],
+                       usage=usage)
              for s in range(steps)]
-    return Script.of(*turns, "done")
+    return Script.of(*turns, ModelTurn("done", usage=usage))
+
+
+async def _collected_heap() -> None:
+    """Collect the heap, then let the loop run what the collection scheduled (asyncgen
+    finalizers closing the previous run's generators), before a clock starts."""
+    gc.collect()
+    for _ in range(5):
+        await anyio.lowlevel.checkpoint()
 
 
 async def run_harness(steps: int, calls: int, workspace: Path) -> float:
@@ -92,6 +114,7 @@ async def run_harness(steps: int, calls: int, workspace: Path) -> float:
         plugin_manager=core_plugins(),
     )
     session = await agent.create_session(sandbox=LocalSandbox(workspace))
+    await _collected_heap()
     started = time.process_time()
     result = await agent.generate(session=session, prompt="go")
     elapsed = time.process_time() - started
@@ -127,6 +150,7 @@ async def run_pydantic_ai(steps: int, calls: int, workspace: Path) -> float:
         """Return the text."""
         return echo_value(text)
 
+    await _collected_heap()
     started = time.process_time()
     result = await agent.run("go", usage_limits=UsageLimits(request_limit=steps + 5))
     elapsed = time.process_time() - started

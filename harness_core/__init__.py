@@ -1,7 +1,6 @@
 """harness-core: program coding-agent harnesses through one pluggable API.
 
-The public API is re-exported here; submodules hold one concept each (start with
-:mod:`harness_core.hookspecs`).
+The public API is re-exported here; submodules hold one concept each (start with :mod:`harness_core.hookspecs`).
 
 Names are imported on first use (PEP 562 ``__getattr__``): ``import harness_core`` loads no
 submodule, and ``from harness_core import X`` imports only the submodule defining ``X`` (and
@@ -10,8 +9,9 @@ what it needs). Type checkers and IDEs see every name through the ``TYPE_CHECKIN
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from harness_core.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from harness_core.adapter import (
@@ -82,6 +82,7 @@ if TYPE_CHECKING:
         settle_error,
         within_timeout,
     )
+    from harness_core.hook_contexts import BuiltinExecutionContext as BuiltinExecutionContext
     from harness_core.hook_contexts import ExecutionContext, FilterRequest, ProjectionContext
     from harness_core.hookspecs import hookimpl, hookspec
     from harness_core.mcp import (
@@ -174,9 +175,11 @@ if TYPE_CHECKING:
         normalize_output,
         sanitize_text,
     )
+    from harness_core.tools.schema_check import schema_checker
     from harness_core.turn_capabilities import EachAnswerTurn
 
 _EXPORTS: dict[str, tuple[str, ...]] = {
+    "harness_core.lazy": ("lazy_exports",),
     "harness_core.adapter": ("Adapter", "AdapterFactory", "AdapterSession", "AdapterTurn",
         "AwaitingAnswers", "BuiltinApprovalRequest", "BuiltinFilter", "BuiltinFilterMode",
         "HostToolCall", "HostToolSpec", "PendingRequest", "PendingRequestsTurn", "PromptRequest",
@@ -201,7 +204,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "ToolInputError", "ToolNameConflictError", "TurnStateError"),
     "harness_core.execution": ("CallScheduler", "ToolExecutionError", "ToolTimeout",
         "execute_call", "invoke_tool", "run_tool", "settle_error", "within_timeout"),
-    "harness_core.hook_contexts": ("ExecutionContext", "FilterRequest", "ProjectionContext"),
+    "harness_core.hook_contexts": ("BuiltinExecutionContext", "ExecutionContext", "FilterRequest", "ProjectionContext"),
     "harness_core.hookspecs": ("hookimpl", "hookspec"),
     "harness_core.mcp": ("MCP_PREFIX", "McpHttpServer", "McpServerConfig", "McpStdioServer",
         "mcp_name_matches", "mcp_tool_name", "parse_mcp_servers", "split_mcp_name"),
@@ -229,178 +232,48 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "ToolKind", "ToolResources", "define_harness_tool"),
     "harness_core.tools.output": ("MAX_OUTPUT_CHARS", "ToolOutput", "normalize_output",
         "sanitize_text"),
+    "harness_core.tools.schema_check": ("schema_checker",),
     "harness_core.turn_capabilities": ("EachAnswerTurn",),
 }
 """Submodule -> the public names it defines (imported on first use, PEP 562)."""
 
 _LAZY: dict[str, str] = {name: module for module, names in _EXPORTS.items() for name in names}
 
-__all__ = [
-    "AbortPart",
-    "Adapter",
-    "AdapterFactory",
-    "AdapterSession",
-    "AdapterTurn",
-    "AgentMode",
-    "ApprovalContext",
-    "ApprovalDecision",
-    "ApprovalResponse",
-    "ApprovalStatus",
-    "AwaitingAnswers",
-    "BuiltinApprovalRequest",
-    "BuiltinFilter",
-    "BuiltinFilterMode",
+__all__ = [  # exactly the names of _EXPORTS (tests/core/test_startup_imports.py checks)
+    "AbortPart", "Adapter", "AdapterFactory", "AdapterSession", "AdapterTurn", "AgentMode",
+    "ApprovalContext", "ApprovalDecision", "ApprovalResponse", "ApprovalStatus", "AwaitingAnswers",
+    "BuiltinApprovalRequest", "BuiltinExecutionContext", "BuiltinFilter", "BuiltinFilterMode",
     "BuiltinTool",
-    "COMPACTION_TOOL",
-    "CallScheduler",
-    "Capability",
-    "CapabilitySupport",
-    "CommandResult",
-    "ConfinedLaunch",
-    "ContinuationReplayError",
-    "ContinuationStore",
-    "EachAnswerTurn",
-    "ErrorPart",
-    "ExecutionContext",
-    "FILE_CHANGE_TOOL",
-    "FilterRequest",
-    "FinishPart",
-    "FinishReason",
-    "FinishStepPart",
-    "GenerateResult",
-    "HarnessAgent",
-    "HarnessCapabilities",
-    "HarnessCapabilityUnsupportedError",
-    "HarnessConfigurationError",
-    "HarnessError",
-    "HarnessPluginManager",
-    "HarnessSession",
-    "HarnessTool",
-    "HookFacade",
-    "HostToolCall",
-    "HostToolSpec",
-    "LocalSandbox",
-    "MAX_OUTPUT_CHARS",
-    "MCP_PREFIX",
-    "McpHttpServer",
-    "McpServerConfig",
-    "McpStdioServer",
-    "Output",
-    "OutputValidationError",
-    "Part",
-    "PendingRequest",
-    "PendingRequestsTurn",
-    "PermissionMode",
-    "PluginHookError",
-    "PluginLoadError",
-    "PluginLoadWarning",
-    "PluginRecord",
-    "PrepareCallOptions",
-    "ProjectionContext",
-    "PromptRequest",
-    "RawPart",
-    "ReasoningDeltaPart",
-    "ReasoningEndPart",
-    "ReasoningStartPart",
-    "STATE_VERSION",
-    "RuntimeConfinement",
-    "Sandbox",
-    "SandboxProcess",
-    "SpawnedProcess",
-    "SandboxView",
-    "SqliteContinuationStore",
-    "StartPart",
-    "Skill",
-    "SkillFile",
-    "StartRequest",
-    "StartStepPart",
-    "StateIntegrityError",
-    "SteerableTurn",
-    "StepBoundaries",
-    "Telemetry",
-    "StepResult",
-    "StopCondition",
-    "StopContext",
-    "StreamPart",
-    "StreamResult",
-    "StructuredOutput",
-    "TextDeltaPart",
-    "TextEndPart",
-    "TextStartPart",
-    "ToolApprovalRequestPart",
-    "ToolApprovalResponsePart",
-    "ToolCall",
-    "ToolCallPart",
-    "ToolContext",
-    "ToolDefinitionError",
-    "ToolErrorPart",
-    "ToolExecutionEnd",
-    "ToolExecutionError",
-    "ToolInputDeltaPart",
-    "ToolInputEndPart",
-    "ToolInputError",
-    "ToolInputStartPart",
-    "ToolKind",
-    "ToolNameConflictError",
-    "ToolOutput",
-    "ToolOutputDeniedPart",
-    "ToolResources",
-    "ToolResultContinuation",
-    "ToolResultPart",
-    "ToolTimeout",
-    "TurnEnd",
-    "TurnState",
-    "TurnStateError",
-    "Usage",
-    "capabilities_of",
-    "create_plugin_manager",
-    "define_harness_tool",
-    "describe_unknown_names",
-    "enforces",
-    "execute_call",
-    "get_plugin_manager",
-    "has_tool_call",
-    "hookimpl",
-    "install_skills",
-    "hookspec",
-    "invoke_tool",
-    "mcp_name_matches",
-    "mcp_tool_name",
-    "merge_decisions",
-    "mode_allows",
-    "normalize_output",
-    "output_instruction",
-    "parse_mcp_servers",
-    "parse_part",
-    "path_in_workspace",
-    "paths_outside",
-    "require_path_sandbox",
-    "resolve_like_os",
-    "run_tool",
-    "runtime_confinement",
-    "install_paths",
-    "python_paths",
-    "sanitize_text",
-    "settle_error",
-    "split_mcp_name",
-    "step_count_is",
-    "supported",
-    "unsupported",
-    "with_native_tool_name",
-    "with_output_instruction",
-    "within_timeout",
+    "COMPACTION_TOOL", "CallScheduler", "Capability", "CapabilitySupport", "CommandResult",
+    "ConfinedLaunch", "ContinuationReplayError", "ContinuationStore", "EachAnswerTurn", "ErrorPart",
+    "ExecutionContext", "FILE_CHANGE_TOOL", "FilterRequest", "FinishPart", "FinishReason",
+    "FinishStepPart", "GenerateResult", "HarnessAgent", "HarnessCapabilities",
+    "HarnessCapabilityUnsupportedError", "HarnessConfigurationError", "HarnessError",
+    "HarnessPluginManager", "HarnessSession", "HarnessTool", "HookFacade", "HostToolCall",
+    "HostToolSpec", "LocalSandbox", "MAX_OUTPUT_CHARS", "MCP_PREFIX", "McpHttpServer",
+    "McpServerConfig", "McpStdioServer", "Output", "OutputValidationError", "Part",
+    "PendingRequest", "PendingRequestsTurn", "PermissionMode", "PluginHookError", "PluginLoadError",
+    "PluginLoadWarning", "PluginRecord", "PrepareCallOptions", "ProjectionContext", "PromptRequest",
+    "RawPart", "ReasoningDeltaPart", "ReasoningEndPart", "ReasoningStartPart", "STATE_VERSION",
+    "RuntimeConfinement", "Sandbox", "SandboxProcess", "SpawnedProcess", "SandboxView",
+    "SqliteContinuationStore", "StartPart", "Skill", "SkillFile", "StartRequest", "StartStepPart",
+    "StateIntegrityError", "SteerableTurn", "StepBoundaries", "Telemetry", "StepResult",
+    "StopCondition", "StopContext", "StreamPart", "StreamResult", "StructuredOutput",
+    "TextDeltaPart", "TextEndPart", "TextStartPart", "ToolApprovalRequestPart",
+    "ToolApprovalResponsePart", "ToolCall", "ToolCallPart", "ToolContext", "ToolDefinitionError",
+    "ToolErrorPart", "ToolExecutionEnd", "ToolExecutionError", "ToolInputDeltaPart",
+    "ToolInputEndPart", "ToolInputError", "ToolInputStartPart", "ToolKind", "ToolNameConflictError",
+    "ToolOutput", "ToolOutputDeniedPart", "ToolResources", "ToolResultContinuation",
+    "ToolResultPart", "ToolTimeout", "TurnEnd", "TurnState", "TurnStateError", "Usage",
+    "capabilities_of", "create_plugin_manager", "define_harness_tool", "describe_unknown_names",
+    "enforces", "execute_call", "get_plugin_manager", "has_tool_call", "hookimpl", "install_skills",
+    "hookspec", "invoke_tool", "lazy_exports", "mcp_name_matches", "mcp_tool_name", "merge_decisions",
+    "mode_allows", "normalize_output", "output_instruction", "parse_mcp_servers", "parse_part",
+    "path_in_workspace", "paths_outside", "require_path_sandbox", "resolve_like_os", "run_tool",
+    "runtime_confinement", "install_paths", "python_paths", "sanitize_text", "schema_checker",
+    "settle_error", "split_mcp_name", "step_count_is", "supported", "unsupported",
+    "with_native_tool_name", "with_output_instruction", "within_timeout",
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """Import ``name``'s submodule on first use and cache the name in this module."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'harness_core' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -45,12 +45,13 @@ from the method that needs it.
 from __future__ import annotations
 
 import enum
-from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
 
 import attrs
 
 from harness_core.approval import PermissionMode
+from harness_core.hook_contexts import BuiltinExecutionContext
 from harness_core.mcp import mcp_name_matches
 from harness_core.parts.models import FinishReason, Usage
 from harness_core.sandbox import Sandbox
@@ -150,6 +151,8 @@ class StartRequest:
         skills: the agent's skills (:mod:`harness_core.skills`), for adapters declaring ``skills``.
         resume_from: state from :meth:`AdapterSession.stop` of an earlier session.
         continue_from: state from :meth:`AdapterSession.suspend_turn` of an unfinished turn.
+        execute_builtin: for a runtime running built-ins in this process: run each execution as
+            ``await execute_builtin(call, BuiltinExecutionContext(...))`` (``harness_execute_builtin``).
     """
 
     session_id: str
@@ -163,6 +166,7 @@ class StartRequest:
     skills: Sequence[Skill] = ()
     resume_from: JsonState | None = None
     continue_from: JsonState | None = None
+    execute_builtin: Callable[[ToolCall, BuiltinExecutionContext], Awaitable[ToolOutput]] | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -342,9 +346,8 @@ class AdapterSession(Protocol):
         """The in-flight turn restored from ``StartRequest.continue_from``.
 
         Its pending approvals and tool calls are answered with the ``submit_*`` methods;
-        they are not repeated as events. Raises
-        :class:`~harness_core.errors.HarnessCapabilityUnsupportedError` when the runtime
-        cannot continue a turn in another process.
+        they are not repeated as events. Raises :class:`~harness_core.errors.HarnessCapabilityUnsupportedError`
+        when the runtime cannot continue a turn in another process.
         """
         ...
 
@@ -361,11 +364,8 @@ class AdapterSession(Protocol):
         ...
 
     async def compact(self) -> AdapterTurn:
-        """Compact the runtime's context now, as a turn whose events include a compaction.
-
-        Raises :class:`~harness_core.errors.HarnessCapabilityUnsupportedError` where the
-        runtime cannot.
-        """
+        """Compact the runtime's context now, as a turn whose events include a compaction;
+        raises :class:`~harness_core.errors.HarnessCapabilityUnsupportedError` where the runtime cannot."""
         ...
 
 

@@ -54,7 +54,7 @@ import anyio.to_thread
 from anyio.lowlevel import RunVar
 
 from harness_core.errors import HarnessError
-from harness_core.hook_contexts import ExecutionContext
+from harness_core.hook_contexts import BuiltinExecutionContext, ExecutionContext
 from harness_core.hookspecs import hookimpl
 from harness_core.tools.definition import HarnessTool, ToolCall, ToolContext
 from harness_core.tools.output import ToolOutput, normalize_output
@@ -282,13 +282,18 @@ async def run_tool(call: ToolCall, context: ExecutionContext) -> ToolOutput:
 
 
 class DefaultExecutor:
-    """The ``default-executor`` plugin (``trylast``): runs ``tool.execute`` with :func:`execute_call`."""
+    """The ``default-executor`` plugin (``trylast``): runs ``tool.execute`` with
+    :func:`execute_call`, and a runtime's in-process built-in with ``context.execute()``."""
 
     @hookimpl(trylast=True)
     def harness_execute_tool(self, call: ToolCall, context: ExecutionContext) -> Awaitable[ToolOutput] | None:
         if context.tool.execute is None:
             return None
         return execute_call(call, context)
+
+    @hookimpl(trylast=True)
+    def harness_execute_builtin(self, context: BuiltinExecutionContext) -> Awaitable[ToolOutput]:
+        return context.execute()
 
 
 class _Slot:
@@ -297,20 +302,28 @@ class _Slot:
     def __init__(self, scheduler: CallScheduler, read_only: bool) -> None:
         self.scheduler = scheduler
         self.read_only = read_only
-        self.granted = anyio.Event()
+        self.granted = False
         self.done = False
+        self._wake: anyio.Event | None = None  # made only for a slot that has to wait
         scheduler.enqueue(self)
 
+    def grant(self) -> None:
+        """Internal to :class:`CallScheduler`: admit this slot (wakes its waiter, if any)."""
+        self.granted = True
+        if self._wake is not None:
+            self._wake.set()
+
     async def __aenter__(self) -> None:
-        if self.granted.is_set():  # admitted at once: no wait (and no loop round trip)
+        if self.granted:  # admitted at once: no wait (and no loop round trip)
             try:
                 await anyio.lowlevel.checkpoint_if_cancelled()
             except BaseException:
                 self.scheduler.release(self)
                 raise
             return
+        self._wake = anyio.Event()
         try:
-            await self.granted.wait()
+            await self._wake.wait()
         except BaseException:
             self.scheduler.release(self)
             raise
@@ -360,7 +373,7 @@ class CallScheduler:
         if slot.done:
             return
         slot.done = True
-        if slot.granted.is_set():
+        if slot.granted:
             if slot.read_only:
                 self._readers -= 1
             else:
@@ -381,4 +394,4 @@ class CallScheduler:
                     return
                 self._writer = True
             self._queue.popleft()
-            head.granted.set()
+            head.grant()

@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import itertools
-from collections.abc import Callable, Mapping
-from typing import Any, Literal
+from collections.abc import Awaitable, Callable, Mapping
+from typing import TYPE_CHECKING, Any, Literal
 
 import attrs
 
 from harness_core.approval import PermissionMode
 from harness_core.tools.definition import BuiltinTool, HarnessTool, ToolContext
 
-__all__ = ["ExecutionContext", "FilterRequest", "OnError", "ProjectionContext"]
+if TYPE_CHECKING:
+    from harness_core.tools.output import ToolOutput
+
+__all__ = ["BuiltinExecutionContext", "ExecutionContext", "FilterRequest", "OnError", "ProjectionContext"]
 
 OnError = Literal["return-to-model", "fail"]
 """What a raised tool error does: the model gets an error result, or the turn fails."""
@@ -52,6 +55,23 @@ class ExecutionContext:
     on_error: OnError = "return-to-model"
     on_preliminary: Callable[[Any], None] | None = None
     timeout: float | None = None
+
+
+@attrs.frozen(kw_only=True)
+class BuiltinExecutionContext:
+    """What ``harness_execute_builtin`` receives besides the call.
+
+    Attributes:
+        harness_id: the harness whose built-in this is (``"builtin"``).
+        session_id: the harness session id.
+        execute: runs the call in the runtime, once, and returns its output (the
+            runtime's deadline, error handling and file-change detection included);
+            the ``default-executor`` plugin returns ``execute()``.
+    """
+
+    harness_id: str
+    session_id: str
+    execute: Callable[[], Awaitable[ToolOutput]]
 
 
 @attrs.define(kw_only=True)

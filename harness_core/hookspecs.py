@@ -34,7 +34,8 @@ tool pack that fails is skipped with a warning and shown as failed by ``harness 
 **The core's defaults are ordinary plugins**, never looked up by name: ``permission-mode``
 and ``tool-approval`` (which declare what they enforce with :func:`harness_core.enforces`),
 the ``harness_execute_tool`` wrappers ``tool-timeout``, ``error-policy`` and
-``output-limit``, ``default-executor`` and ``default-projection``.
+``output-limit``, ``default-executor`` (host tools and ``harness_execute_builtin``) and
+``default-projection``.
 
 **Testing a plugin in isolation.** The process-wide manager holds every installed plugin,
 so another installed policy changes what your tests see. Build a manager holding the core
@@ -61,7 +62,12 @@ if TYPE_CHECKING:
 
     from harness_core.adapter import AdapterFactory
     from harness_core.approval import ApprovalContext, ApprovalDecision
-    from harness_core.hook_contexts import ExecutionContext, FilterRequest, ProjectionContext
+    from harness_core.hook_contexts import (
+        BuiltinExecutionContext,
+        ExecutionContext,
+        FilterRequest,
+        ProjectionContext,
+    )
     from harness_core.parts.models import Part
     from harness_core.sandbox import Sandbox
     from harness_core.tools.definition import BuiltinTool, HarnessTool, ToolCall
@@ -200,6 +206,38 @@ def harness_execute_tool(call: ToolCall, context: ExecutionContext) -> Awaitable
     100,000 characters), ``error-policy`` (``on_error``), ``tool-timeout``; a wrapper you
     register runs outside them. An implementation that raises when called is an error
     result naming it (or fails the turn with ``on_error="fail"``).
+    """
+    raise NotImplementedError
+
+
+@hookspec(firstresult=True)
+def harness_execute_builtin(call: ToolCall, context: BuiltinExecutionContext) -> Awaitable[ToolOutput] | None:
+    """Run a built-in call that the runtime executes in this process.
+
+    Called by runtimes that run their built-ins in the host's Python process (the built-in
+    harness: ``read``, ``write``, ``edit``, ``bash``, ``grep``, ``glob``, its MCP tools),
+    once per execution of an approved call, through ``StartRequest.execute_builtin``.
+    Runtimes with their own process (Claude Code, Codex, pi, ACP) run their built-ins
+    there and never call it.
+
+    Implemented by: the core's ``default-executor`` (``trylast``: returns
+    ``context.execute()``) and wrappers (``@hookimpl(wrapper=True)``) that record, audit
+    or time each execution by wrapping the awaitable (harness-dbos makes it a durable step).
+
+    Args:
+        call: the call (``call.input`` holds the model's arguments, not yet validated).
+        context: the harness, the session and ``execute``, which runs the call once.
+
+    Returns:
+        An awaitable resolving to the call's :class:`~harness_core.tools.output.ToolOutput`
+        (the runtime's own deadline and error handling already applied; the core's
+        ``output-limit``, ``error-policy`` and ``tool-timeout`` do not apply), or ``None``
+        to let the next implementation run.
+
+    Combination: first non-``None`` result wins; wrappers see and may replace it. A
+    wrapper that does not await the inner awaitable skips the execution (a replay). A
+    missing implementation, and anything an implementation raises, reaches the runtime as
+    an exception (the built-in harness ends the turn with an error).
     """
     raise NotImplementedError
 

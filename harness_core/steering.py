@@ -9,7 +9,10 @@ When the message reaches the model is the runtime's choice, documented per adapt
 built-in harness at the next step boundary (before its next model call), Claude Code
 through its streaming input, Codex with ``turn/steer``, pi with its ``steer`` command. A
 message that arrives after the model's last step makes the turn take one more step where
-the runtime allows it (built-in harness, pi); otherwise it is delivered as documented.
+the runtime allows it (built-in harness, pi; Claude Code spans the CLI turn answering it);
+otherwise it is delivered as documented. While the turn waits for answers the core holds
+the message and delivers it when the turn continues, after a suspension too
+(:mod:`harness_core.agent.steer`).
 """
 
 from __future__ import annotations

@@ -20,12 +20,22 @@ from harness_core.parts.models import (
     FinishReason,
     FinishStepPart,
     Part,
+    RawPart,
     ReasoningDeltaPart,
+    ReasoningEndPart,
+    ReasoningStartPart,
+    StartPart,
     StartStepPart,
     TextDeltaPart,
+    TextEndPart,
+    TextStartPart,
     ToolApprovalRequestPart,
+    ToolApprovalResponsePart,
     ToolCallPart,
     ToolErrorPart,
+    ToolInputDeltaPart,
+    ToolInputEndPart,
+    ToolInputStartPart,
     ToolOutputDeniedPart,
     ToolResultPart,
     Usage,
@@ -136,17 +146,52 @@ class GenerateResult:
         return "".join(step.text for step in self.steps)
 
 
+_PASSIVE: frozenset[type[Part]] = frozenset({
+    ToolInputStartPart, ToolInputDeltaPart, ToolInputEndPart, TextStartPart, TextEndPart, ReasoningStartPart,
+    ReasoningEndPart, StartPart, ToolApprovalResponsePart, RawPart,
+})
+"""Part types (exactly) that only sit in a step's parts: no field of a result reads them."""
+
+
 def _step(index: int, parts: list[Part], tools_context: Mapping[str, Any]) -> StepResult:
-    finish = next((p for p in reversed(parts) if isinstance(p, FinishStepPart)), None)
+    # One pass over the step's parts (a result is collected once per slice, over every part).
+    texts: list[str] = []
+    reasoning: list[str] = []
+    calls: list[ToolCallPart] = []
+    results: list[ToolResultPart] = []
+    errors: list[ToolErrorPart] = []
+    denied: list[ToolOutputDeniedPart] = []
+    requests: list[ToolApprovalRequestPart] = []
+    finish: FinishStepPart | None = None
+    for p in parts:
+        if type(p) in _PASSIVE:
+            continue
+        if isinstance(p, TextDeltaPart):
+            texts.append(p.text)
+        elif isinstance(p, ToolResultPart):
+            if not p.preliminary:
+                results.append(p)
+        elif isinstance(p, ToolCallPart):
+            calls.append(p)
+        elif isinstance(p, FinishStepPart):
+            finish = p
+        elif isinstance(p, ReasoningDeltaPart):
+            reasoning.append(p.text)
+        elif isinstance(p, ToolErrorPart):
+            errors.append(p)
+        elif isinstance(p, ToolOutputDeniedPart):
+            denied.append(p)
+        elif isinstance(p, ToolApprovalRequestPart) and not p.is_automatic:
+            requests.append(p)
     return StepResult(
         index=index,
-        text="".join(p.text for p in parts if isinstance(p, TextDeltaPart)),
-        reasoning_text="".join(p.text for p in parts if isinstance(p, ReasoningDeltaPart)),
-        tool_calls=tuple(p for p in parts if isinstance(p, ToolCallPart)),
-        tool_results=tuple(p for p in parts if isinstance(p, ToolResultPart) and not p.preliminary),
-        tool_errors=tuple(p for p in parts if isinstance(p, ToolErrorPart)),
-        denied=tuple(p for p in parts if isinstance(p, ToolOutputDeniedPart)),
-        approval_requests=tuple(p for p in parts if isinstance(p, ToolApprovalRequestPart) and not p.is_automatic),
+        text="".join(texts),
+        reasoning_text="".join(reasoning),
+        tool_calls=tuple(calls),
+        tool_results=tuple(results),
+        tool_errors=tuple(errors),
+        denied=tuple(denied),
+        approval_requests=tuple(requests),
         finish_reason=finish.finish_reason if finish is not None else "unknown",
         usage=finish.usage if finish is not None else Usage(),
         parts=tuple(parts),
@@ -164,36 +209,57 @@ def collect_parts(parts: Sequence[Part], *, tools_context: Mapping[str, Any] | N
     context = dict(tools_context or {})
     steps: list[StepResult] = []
     current: list[Part] | None = None
+    finish: FinishPart | None = None
+    aborted = False
+    error: str | None = None
+    calls: list[ToolCallPart] = []
+    answered: set[str] = set()
+    asked: set[str] = set()
+    requests: list[ToolApprovalRequestPart] = []
     for part in parts:
+        if type(part) in _PASSIVE:
+            if current is not None:
+                current.append(part)
+            continue
         if isinstance(part, StartStepPart):
             if current is not None:
                 steps.append(_step(len(steps), current, context))
             current = [part]
-        elif isinstance(part, FinishStepPart):
+            continue
+        if isinstance(part, FinishStepPart):
             (current if current is not None else []).append(part)
             steps.append(_step(len(steps), current or [part], context))
             current = None
-        elif current is not None:
+            continue
+        if current is not None:
             current.append(part)
+        if isinstance(part, ToolResultPart):
+            if not part.preliminary:
+                answered.add(part.tool_call_id)
+        elif isinstance(part, ToolCallPart):
+            if not part.provider_executed:
+                calls.append(part)
+        elif isinstance(part, ToolErrorPart | ToolOutputDeniedPart):
+            answered.add(part.tool_call_id)
+        elif isinstance(part, ToolApprovalRequestPart):
+            asked.add(part.tool_call.tool_call_id)
+            if not part.is_automatic:
+                requests.append(part)
+        elif isinstance(part, FinishPart):
+            finish = part
+        elif isinstance(part, AbortPart):
+            aborted = True
+        elif isinstance(part, ErrorPart):
+            error = part.error
     if current is not None:
         steps.append(_step(len(steps), current, context))
-    finish = next((p for p in reversed(parts) if isinstance(p, FinishPart)), None)
-    aborted = any(isinstance(p, AbortPart) for p in parts)
     finish_reason: FinishReason = (
         "aborted" if aborted else finish.finish_reason if finish is not None else "unknown"
     )
     usage = finish.total_usage if finish is not None else sum((s.usage for s in steps), Usage())
-    errors = [p for p in parts if isinstance(p, ErrorPart)]
     last = steps[-1] if steps else None
-    answered = {
-        p.tool_call_id for p in parts if isinstance(p, ToolResultPart | ToolErrorPart | ToolOutputDeniedPart)
-        and not (isinstance(p, ToolResultPart) and p.preliminary)
-    }
-    asked = {p.tool_call.tool_call_id for p in parts if isinstance(p, ToolApprovalRequestPart)}
     pending = tuple(
-        p for p in parts
-        if isinstance(p, ToolCallPart) and not p.provider_executed
-        and p.tool_call_id not in answered and p.tool_call_id not in asked
+        p for p in calls if p.tool_call_id not in answered and p.tool_call_id not in asked
     ) if finish_reason in ("awaiting-tool-result", "awaiting-approval") else ()
     return GenerateResult(
         text=last.text if last else "",
@@ -202,11 +268,11 @@ def collect_parts(parts: Sequence[Part], *, tools_context: Mapping[str, Any] | N
         tool_results=last.tool_results if last else (),
         tool_errors=last.tool_errors if last else (),
         steps=tuple(steps),
-        approval_requests=tuple(p for p in parts if isinstance(p, ToolApprovalRequestPart) and not p.is_automatic),
+        approval_requests=tuple(requests),
         pending_tool_calls=pending,
         finish_reason=finish_reason,
         usage=usage,
-        error=errors[-1].error if errors else None,
+        error=error,
         parts=tuple(parts),
         tools_context=context,
     )

@@ -44,16 +44,36 @@ def display_value(value: Any, root: str) -> Any:
     Args:
         value: a JSON-like value (str, dict, list, tuple, scalars); other objects pass through.
         root: the absolute workspace root, without a trailing separator.
+
+    Returns:
+        ``value`` itself when nothing in it changes; else a copy (a ``dict`` for a mapping,
+        the same type for a list or tuple) with the changed strings.
     """
+    return _shown(value, root, root + os.sep)
+
+
+def _shown(value: Any, root: str, prefix: str) -> Any:
     if isinstance(value, str):
         if value == root:
             return "."
-        prefix = root + os.sep
-        return _prefix_pattern(prefix).sub("", value) if prefix in value else value
+        if prefix not in value:
+            return value
+        shown = _prefix_pattern(prefix).sub("", value)
+        return value if shown == value else shown
     if isinstance(value, dict):
-        return {k: display_value(v, root) for k, v in value.items()}
+        changed: dict[Any, Any] | None = None
+        for key, item in value.items():
+            new = _shown(item, root, prefix)
+            if new is not item:
+                if changed is None:
+                    changed = dict(value)
+                changed[key] = new
+        return value if changed is None else changed
     if isinstance(value, list | tuple):
-        return type(value)(display_value(v, root) for v in value)
+        items = [_shown(v, root, prefix) for v in value]
+        if all(new is old for new, old in zip(items, value, strict=True)):
+            return value
+        return type(value)(items)
     return value
 
 
@@ -63,9 +83,20 @@ def _prefix_pattern(prefix: str) -> re.Pattern[str]:
     return re.compile(r"(?<![\w./~-])" + re.escape(prefix))
 
 
+_SHOWN = (ToolCallPart, ToolResultPart, ToolErrorPart, ToolApprovalRequestPart)
+_FIELDS_OF: dict[type[Part], tuple[str, ...]] = {}
+
+
+def _fields_of(kind: type[Part]) -> tuple[str, ...]:
+    fields = _FIELDS_OF.get(kind)
+    if fields is None:
+        fields = _FIELDS_OF[kind] = tuple(f for f in _FIELDS if f in kind.model_fields)
+    return fields
+
+
 def display_part(part: Part, root: str | None) -> Part:
     """``part`` as the consumer sees it: display paths under ``root`` (``None``: unchanged)."""
-    if root is None:
+    if root is None or not isinstance(part, _SHOWN):
         return part
     root = root.rstrip(os.sep) or os.sep
     if root == os.sep:
@@ -73,13 +104,11 @@ def display_part(part: Part, root: str | None) -> Part:
     if isinstance(part, ToolApprovalRequestPart):
         shown = display_part(part.tool_call, root)
         return part.model_copy(update={"tool_call": shown}) if shown is not part.tool_call else part
-    if not isinstance(part, ToolCallPart | ToolResultPart | ToolErrorPart):
-        return part
     update = {}
-    for field in _FIELDS:
-        if field in type(part).model_fields:
-            old = getattr(part, field)
-            new = display_value(old, root)
-            if new != old:
-                update[field] = new
+    prefix = root + os.sep
+    for field in _fields_of(type(part)):
+        old = getattr(part, field)
+        new = _shown(old, root, prefix)
+        if new is not old:
+            update[field] = new
     return part.model_copy(update=update) if update else part

@@ -23,7 +23,6 @@
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from collections.abc import Callable, Mapping
 
@@ -38,10 +37,18 @@ from harness_core.parts.models import (
     FinishPart,
     FinishStepPart,
     Part,
+    ReasoningDeltaPart,
+    ReasoningEndPart,
+    ReasoningStartPart,
     StartPart,
     StartStepPart,
+    TextDeltaPart,
+    TextEndPart,
+    TextStartPart,
     ToolCallPart,
     ToolErrorPart,
+    ToolInputDeltaPart,
+    ToolInputEndPart,
     ToolInputStartPart,
     ToolOutputDeniedPart,
     ToolResultPart,
@@ -56,6 +63,13 @@ logger = logging.getLogger("harness_core.contract")
 
 _TOOL_PARTS = (ToolCallPart, ToolResultPart, ToolErrorPart, ToolOutputDeniedPart, ToolInputStartPart)
 _LIFECYCLE = (StartPart, FinishPart, AbortPart, ErrorPart)
+_NO_USAGE = Usage()
+_PLAIN: frozenset[type[Part]] = frozenset({
+    TextStartPart, TextDeltaPart, TextEndPart, ReasoningStartPart, ReasoningDeltaPart, ReasoningEndPart,
+    ToolInputDeltaPart, ToolInputEndPart,
+})
+"""Part types (exactly: not subclasses) inside a step that :meth:`StreamEmitter.emit` only sends:
+no tool name to normalize, no call to check, no step or lifecycle boundary."""
 
 
 def is_final_result(part: Part) -> bool:
@@ -105,6 +119,13 @@ class StreamEmitter:
 
     def emit(self, part: Part, *, source: str = "adapter") -> None:
         """Send ``part`` (see the module docs); ``source`` names who produced it, for violations."""
+        if type(part) in _PLAIN:  # most parts (deltas): nothing to normalize or check
+            if not self.step_open:
+                self.step_open = True
+                self._deferred = False
+                self._put(StartStepPart())
+            self._put(part)
+            return
         part = self.normalize(part)
         if not self._tool_part_allowed(part, source):
             return
@@ -114,13 +135,13 @@ class StreamEmitter:
             self.step_open = True
             self._deferred = False
         elif isinstance(part, FinishStepPart):
-            if part.usage != Usage():
+            if part.usage != _NO_USAGE:
                 self.usage_reported = True
             self.usage = self.usage + part.usage
             if not self.step_open and self._deferred:
                 self._carry = self._carry + part.usage
                 return
-            if self._carry != Usage():
+            if self._carry != _NO_USAGE:
                 part = part.model_copy(update={"usage": part.usage + self._carry})
                 self._carry = Usage()
             if not self.step_open:
@@ -161,8 +182,10 @@ class StreamEmitter:
         shown = display_part(part, self._display_root)
         if self._on_part is not None:
             self._on_part(shown)
-        with contextlib.suppress(anyio.BrokenResourceError, anyio.ClosedResourceError):
+        try:  # noqa: SIM105 - once per part: no contextlib.suppress object each time
             self._send.send_nowait(shown)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+            pass
 
     def normalize(self, part: Part) -> Part:
         """Harness-facing names and ``nativeToolName`` for built-in tool parts from projections."""

@@ -93,7 +93,8 @@ def result_part(call: ToolCall, output: ToolOutput, accepts: frozenset[str] = TE
         return ToolErrorPart(tool_call_id=call.tool_call_id, tool_name=call.tool_name, input=call.input,
                              error=output.content)
     value = output.value if output.value is not None else output.content
-    warnings = unsupported_warnings(content_items(output), accepts, f"harness {harness_id!r}")
+    items = content_items(output)
+    warnings = unsupported_warnings(items, accepts, f"harness {harness_id!r}") if items else ()
     return ToolResultPart(tool_call_id=call.tool_call_id, tool_name=call.tool_name, input=call.input, output=value,
                           warnings=warnings or None)
 

@@ -131,24 +131,31 @@ class StreamResult:
     # -- streaming ---------------------------------------------------------------------
 
     async def _part_at(self, index: int) -> Part | None:
-        while index >= len(self._parts):
-            if self._done:
-                return None
+        if index >= len(self._parts):
+            await self._fill(index)
+        return self._parts[index] if index < len(self._parts) else None
+
+    async def _fill(self, index: int | None) -> None:
+        """Read parts from the source until part ``index`` exists (``None``: to the end).
+
+        One lock acquisition per call, not per part: :meth:`consume` reads every part with
+        the lock held once (an uncontended ``fast_acquire`` lock does not yield to the loop).
+        """
+        parts = self._parts
+        while not self._done and (index is None or index >= len(parts)):
             if self._lock is None:
-                # fast_acquire: an uncontended read does not yield to the loop once more per part.
                 self._lock = anyio.Lock(fast_acquire=True)
             async with self._lock:
-                if index < len(self._parts) or self._done:
-                    continue
                 if self._source is None:
                     self._source = self._source_factory(self)
-                try:
-                    part = await self._source.__anext__()
-                except StopAsyncIteration:
-                    self._done = True
-                    continue
-                self._parts.append(part)
-        return self._parts[index]
+                source = self._source
+                while not self._done and (index is None or index >= len(parts)):
+                    try:
+                        part = await source.__anext__()
+                    except StopAsyncIteration:
+                        self._done = True
+                        break
+                    parts.append(part)
 
     async def _iterate(self) -> AsyncGenerator[Part, None]:
         index = 0
@@ -201,9 +208,7 @@ class StreamResult:
 
     async def consume(self) -> GenerateResult:
         """Run the slice to its end and return the collected :class:`GenerateResult`."""
-        index = 0
-        while await self._part_at(index) is not None:
-            index += 1
+        await self._fill(None)
         if self._collected is None:
             collected = collect_parts(self._parts, tools_context=self._tools_context)
             if self._output is not None:

@@ -257,7 +257,7 @@ class TurnRunner:
                 for part in hooks.project_event(event, turn.projection):
                     self._emitter.emit(part)
             stop = self._request.stop
-            if stop is not None and not turn.waiting_for_user() and await stop.should_stop():
+            if stop is not None and stop.step_ended and not turn.waiting_for_user() and await stop.should_stop():
                 return _STOPPED
 
     # -- continuing ----------------------------------------------------------------------

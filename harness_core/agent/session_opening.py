@@ -153,6 +153,7 @@ async def open_session(
         skills=agent.features.skills,
         resume_from=dict(resumed.adapter) if resumed else None,
         continue_from=dict(suspended.adapter) if suspended else None,
+        execute_builtin=config.plugin_manager.hooks.execute_builtin,
     )
     if suspended is not None:
         # Exactly once: claim the state before the runtime starts (ContinuationReplayError).

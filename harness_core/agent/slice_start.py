@@ -15,7 +15,6 @@ from collections.abc import AsyncGenerator, Callable, Mapping, Sequence
 from typing import Any
 
 import anyio
-from anyio.streams.memory import MemoryObjectReceiveStream
 
 from harness_core.adapter import PromptRequest
 from harness_core.agent.answers import ApprovalResponse, ToolResultContinuation
@@ -28,6 +27,7 @@ from harness_core.agent.results import StreamResult
 from harness_core.agent.runner import Mode, SliceRequest, TurnRunner
 from harness_core.agent.session import HarnessSession
 from harness_core.agent.session_opening import host_tool_specs
+from harness_core.agent.stop import StopWatch
 from harness_core.agent.tracing import TurnTrace
 from harness_core.agent.turn_state import TurnState
 from harness_core.errors import HarnessConfigurationError, TurnStateError
@@ -185,7 +185,7 @@ async def _produce(
     send, receive = anyio.create_memory_object_stream[Part](math.inf)
     emitter = StreamEmitter(send, harness_id=config.harness_id, builtins=config.builtins,
                             on_violation=control.violations.append, display_root=control.settings.display_root,
-                            on_part=_observer(turn_features.watch.observe, trace))
+                            on_part=_observer(turn_features.watch, trace))
     runner = TurnRunner(control, request, emitter, host_tools=config.host_tools, on_abort=result.on_abort,
                         abort_reason=lambda: result.abort_reason)
 
@@ -204,7 +204,18 @@ async def _produce(
         tg.start_soon(drive)
         async with receive:
             try:
-                async for part in _drain(receive):
+                while True:
+                    # The buffered parts without a checkpoint each (receive_nowait), then
+                    # one receive (a checkpoint) when the buffer is empty.
+                    try:
+                        part = receive.receive_nowait()
+                    except anyio.WouldBlock:
+                        try:
+                            part = await receive.receive()
+                        except anyio.EndOfStream:
+                            break
+                    except anyio.EndOfStream:
+                        break
                     # State in step with the stream: see SessionControl.shown.
                     if isinstance(part, StartPart):
                         control.shown = TurnState.RUNNING
@@ -228,28 +239,14 @@ def _trace_for(session: HarnessSession, features: TurnFeatures, *, continued: bo
     return features.trace
 
 
-def _observer(watch: Callable[[Part], None], trace: TurnTrace | None) -> Callable[[Part], None]:
+def _observer(watch: StopWatch, trace: TurnTrace | None) -> Callable[[Part], None] | None:
+    """What sees each part of the slice: the stop conditions and the telemetry, or ``None``
+    when neither is there (the watch's conditions are set before the slice starts)."""
     if trace is None:
-        return watch
+        return watch.observe if watch.conditions else None
 
     def observe(part: Part) -> None:
-        watch(part)
+        watch.observe(part)
         trace.observe(part)
 
     return observe
-
-
-async def _drain(receive: MemoryObjectReceiveStream[Part]) -> AsyncGenerator[Part, None]:
-    """The parts of ``receive`` until it is closed: the buffered ones without a checkpoint each
-    (``receive_nowait``), then one ``receive`` (a checkpoint) when the buffer is empty."""
-    while True:
-        try:
-            part = receive.receive_nowait()
-        except anyio.WouldBlock:
-            try:
-                part = await receive.receive()
-            except anyio.EndOfStream:
-                return
-        except anyio.EndOfStream:
-            return
-        yield part

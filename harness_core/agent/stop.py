@@ -121,6 +121,12 @@ class StopWatch:
                                                                             "awaiting-tool-result"):
             self._step_ended = True
 
+    @property
+    def step_ended(self) -> bool:
+        """True when a finished step waits to be evaluated by :meth:`should_stop` (a cheap
+        test before awaiting it, once per event)."""
+        return self._step_ended
+
     async def should_stop(self) -> bool:
         """After a finished step that made tool calls: True when a condition matches.
 

@@ -94,10 +94,21 @@ class Usage(_Model):
     cost_usd: float | None = None
 
     def __add__(self, other: Usage) -> Usage:
-        def add(a: Any, b: Any) -> Any:
-            return b if a is None else a if b is None else a + b
+        # Usage is frozen: adding nothing gives the other operand itself (no new model).
+        mine, theirs = self.__dict__, other.__dict__
+        if all(v is None for v in theirs.values()):
+            return self
+        if all(v is None for v in mine.values()):
+            return other
 
-        return Usage(**{name: add(getattr(self, name), getattr(other, name)) for name in Usage.model_fields})
+        total: dict[str, Any] = {}
+        for name in _USAGE_FIELDS:
+            a, b = mine[name], theirs[name]
+            total[name] = b if a is None else a if b is None else a + b
+        return Usage(**total)
+
+
+_USAGE_FIELDS: Final = tuple(Usage.model_fields)
 
 
 class Part(_Model):

@@ -174,9 +174,9 @@ def _checked_parts(plugin: str, result: object) -> object:
 
     if isinstance(result, Part):
         return [result]
-    if not isinstance(result, Sequence) or isinstance(result, str | bytes) or not all(
-        isinstance(item, Part) for item in result
-    ):
+    # A list is the common answer: checked without the (costlier) Sequence ABC test.
+    sequence = type(result) is list or (isinstance(result, Sequence) and not isinstance(result, str | bytes))
+    if not sequence or not all(isinstance(item, Part) for item in result):  # type: ignore[attr-defined]
         raise PluginHookError(plugin, "harness_project_event", problem=f"returned {type(result).__name__}, not a list of parts")
     return result
 

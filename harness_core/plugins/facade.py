@@ -18,8 +18,8 @@ does, per hook:
   in ``harness plugins`` and unregistered, so it never breaks other agents. Built-ins
   declared wrongly for the agent's own harness raise (its approvals depend on them).
 * ``harness_execute_tool``: never raises but :class:`~harness_core.execution.ToolExecutionError`;
-  any failure is an error output (``on_error`` decides, in
-  :func:`~harness_core.execution.settle_error` only).
+  any failure is an error output (``on_error`` decides, in :func:`~harness_core.execution.settle_error`).
+* ``harness_execute_builtin``: a failure propagates to the runtime that asked.
 * ``harness_project_event``: a failure becomes an ``error`` part naming the plugin.
 """
 
@@ -60,6 +60,7 @@ if TYPE_CHECKING:
     import click
 
     from harness_core.adapter import AdapterFactory
+    from harness_core.hook_contexts import BuiltinExecutionContext as BuiltinExecutionContext
     from harness_core.hook_contexts import ExecutionContext, FilterRequest, ProjectionContext
     from harness_core.parts.models import Part
     from harness_core.plugins.manager import HarnessPluginManager
@@ -373,13 +374,23 @@ class HookFacade:
         except Exception as exc:
             return settle_error(exc, call, context)
 
+    async def execute_builtin(self, call: ToolCall, context: BuiltinExecutionContext) -> ToolOutput:
+        """Run an in-process built-in call through ``harness_execute_builtin`` (wrappers included).
+        Raises what the execution or a wrapper raised, or HarnessConfigurationError without one."""
+        awaitable = self._hook.harness_execute_builtin(call=call, context=context)
+        if not inspect.isawaitable(awaitable):
+            raise HarnessConfigurationError(f"no plugin executed built-in {call.tool_name!r}; is default-executor disabled?")
+        output: ToolOutput = await awaitable
+        return output
+
     def project_event(self, event: object, context: ProjectionContext) -> list[Part]:
         """The parts one native event becomes; a projection error becomes an ``error`` part."""
         from harness_core.parts.models import ErrorPart, Part
 
         try:
             parts = self._hook.harness_project_event(event=event, context=context)
-            if parts is not None and not (isinstance(parts, Sequence) and all(isinstance(p, Part) for p in parts)):
+            if parts is not None and not ((type(parts) is list or isinstance(parts, Sequence))
+                                          and all(isinstance(p, Part) for p in parts)):
                 raise PluginHookError("a harness_project_event wrapper", "harness_project_event",
                                       problem=f"returned {type(parts).__name__}, not a list of parts")
         except Exception as exc:

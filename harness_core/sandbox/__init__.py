@@ -10,8 +10,9 @@ docs/sandbox.md describes the API for tool authors.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from harness_core.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from harness_core.sandbox.confine import path_in_workspace, paths_outside, resolve_like_os
@@ -83,14 +84,4 @@ _LAZY: dict[str, str] = {
 not pay for the local sandbox, its processes and confinement (issue 17)."""
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'harness_core.sandbox' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

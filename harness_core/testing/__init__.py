@@ -16,8 +16,9 @@ the servers, YAML scripts and pytest helpers load only when needed.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from harness_core.lazy import lazy_exports
 
 if TYPE_CHECKING:
     from harness_core.testing._errors import ScriptError, ToolNotOfferedError
@@ -137,17 +138,7 @@ _LAZY: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'harness_core.testing' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
 
 
 __all__ = [

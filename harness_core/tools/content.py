@@ -106,6 +106,8 @@ def content_items(output: object) -> tuple[ContentItem, ...]:
     mapping with a ``content`` list (an MCP result kept by the built-in harness).
     """
     value = getattr(output, "value", None)
+    if value is None:  # plain text (most results)
+        return ()
     if isinstance(value, Mapping) and "content" in value:
         value = value["content"]
     return items_from_blocks(value) or ()

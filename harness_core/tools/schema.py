@@ -20,11 +20,14 @@ A tool's ``input`` is either
   returns a model instance.
 
 Validation of JSON Schemas is delegated to :mod:`jsonschema` (Draft 2020-12), imported when a
-tool first validates arguments, not when it is defined: defining a tool from a hand-written
-schema needs only :func:`check_schema_subset`, whose rules make every schema it accepts valid
-against the Draft 2020-12 meta-schema (a test checks this against jsonschema's
-``check_schema``), so tool packs declare their tools at plugin discovery without loading
-jsonschema. This module only enforces the subset and the Python pitfalls:
+tool first validates arguments it cannot accept at once, not when it is defined: defining a
+tool from a hand-written schema needs only :func:`check_schema_subset`, whose rules make every
+schema it accepts valid against the Draft 2020-12 meta-schema (a test checks this against
+jsonschema's ``check_schema``), so tool packs declare their tools at plugin discovery without
+loading jsonschema. In front of it, a compiled yes/no check of the subset
+(:mod:`harness_core.tools.schema_check`) accepts a valid value without a jsonschema walk; an
+invalid one gets jsonschema's error list. This module only enforces the subset and the Python
+pitfalls:
 
 * booleans are not integers or numbers (``True`` fails ``{"type": "integer"}``);
 * ``enum`` and ``const`` compare JSON values, not Python values: ``True`` does not match
@@ -46,6 +49,7 @@ from typing import TYPE_CHECKING, Any, Final, NoReturn, TypeGuard
 from harness_core.errors import ToolDefinitionError, ToolInputError
 from harness_core.tools.frozen import FrozenJsonObject
 from harness_core.tools.json_values import check_json_value, parse_arguments
+from harness_core.tools.schema_check import SchemaCheck, schema_checker
 from harness_core.tools.schema_refs import RecursiveSchemaError, inline_refs
 from harness_core.tools.schema_subset import SUPPORTED_KEYWORDS, check_schema_subset
 
@@ -145,11 +149,12 @@ class ToolInputSchema:
         model: the pydantic model that validates, or ``None`` for a JSON Schema.
     """
 
-    __slots__ = ("_strict", "_validator", "json_schema", "model")
+    __slots__ = ("_check", "_strict", "_validator", "json_schema", "model")
 
     json_schema: FrozenJsonObject
     model: type[pydantic.BaseModel] | None
     _validator: Draft202012Validator | None
+    _check: SchemaCheck | None
     _strict: bool | None
 
     def __init__(self, json_schema: Mapping[str, Any], model: type[pydantic.BaseModel] | None) -> None:
@@ -158,6 +163,8 @@ class ToolInputSchema:
         set_slot(self, "json_schema", frozen)
         set_slot(self, "model", model)
         set_slot(self, "_validator", None)  # a JSON Schema's validator is built on first use
+        # The compiled yes/no check of the subset (schema_check.py): valid values skip jsonschema.
+        set_slot(self, "_check", None if model is not None else schema_checker(frozen))
         # Strict JSON mode unless the model chose its own strictness explicitly.
         set_slot(self, "_strict", None if model is None or "strict" in model.model_config else True)
 
@@ -195,10 +202,13 @@ class ToolInputSchema:
                     (_json_path(err["loc"]), err["msg"]) for err in exc.errors(include_url=False)
                 ]
                 raise ToolInputError(tool_name, problems) from None
+        check = self._check
+        if check is not None and check(value):
+            return value
         validator = self._validator
         if validator is None:
-            # Built once, on the first call (building it imports jsonschema); the schema is
-            # frozen, so building it twice in a race gives two equal validators.
+            # Built once, on the first call that needs it (building it imports jsonschema);
+            # the schema is frozen, so building it twice in a race gives two equal validators.
             validator = _draft_2020_12()(self.json_schema)
             object.__setattr__(self, "_validator", validator)
         errors = list(validator.iter_errors(value))

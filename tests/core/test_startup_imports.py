@@ -173,6 +173,8 @@ def test_every_root_name_resolves_and_is_listed() -> None:
     missing = [name for name in harness_core.__all__ if not hasattr(harness_core, name)]
     assert missing == []
     assert set(harness_core.__all__) <= set(dir(harness_core))
+    lazy = vars(harness_core)["_LAZY"]  # the module's own table of what loads on first use
+    assert set(harness_core.__all__) == set(lazy), set(harness_core.__all__) ^ set(lazy)
 
 
 def test_registering_the_core_plugins_defines_no_part_model(tmp_path: Path) -> None:

@@ -16,8 +16,9 @@ Every name is imported on first use, and the SDK only when an adapter is built o
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from harness_core import lazy_exports
 
 if TYPE_CHECKING:
     from ._adapter import AcpAdapter, acp
@@ -70,14 +71,4 @@ _LAZY: dict[str, str] = {
 profile classes (nor the SDK)."""
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'harness_acp' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -37,11 +37,13 @@ CAPABILITIES: Final[Mapping[Capability, CapabilitySupport]] = {
 """Capability declarations of a plain ``command`` ACP agent (the profiles add to them)."""
 
 _STEPS: Final = {
-    "usage": "evaluated by the core after each step; a step ends when its tool calls finished and the agent's "
-             "usage_update reported the model response done (ACP has no step events); the agent's later updates "
-             "wait queued",
     "calls": "evaluated by the core after each step; a step ends when the tool calls the agent announced for it "
              "all finished (ACP has no step events); the agent's later updates wait queued",
+}
+_UNRELIABLE_STEPS: Final = {
+    "usage": "codex-acp 0.16 can report a call's completion only after the next model response's calls "
+             "(seen in tests: a 0.5 s command's completed update after the next step's call ran), so the "
+             "step a stop condition would end cannot be told reliably; the codex adapter maps stop conditions",
 }
 
 
@@ -53,6 +55,9 @@ def acp_capabilities(settings: AcpSettings) -> Mapping[Capability, CapabilitySup
         return caps
     if profile.step_signal in _STEPS:
         caps[Capability.STOP_CONDITIONS] = supported(_STEPS[profile.step_signal])
+    elif profile.step_signal in _UNRELIABLE_STEPS:
+        caps[Capability.STOP_CONDITIONS] = unsupported(_UNRELIABLE_STEPS[profile.step_signal])
+    if profile.step_signal:
         caps[Capability.STRUCTURED_OUTPUT] = supported(
             "by instruction (ACP has no output-schema field): the JSON Schema is appended to the prompt and the "
             "last model step's text is validated by the core, with repair turns; the model is not constrained")

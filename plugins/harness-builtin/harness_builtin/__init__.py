@@ -14,8 +14,9 @@ Names are imported on first use (PEP 562 ``__getattr__``): plugin discovery impo
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from harness_core import lazy_exports
 
 if TYPE_CHECKING:
     from .adapter import HARNESS_ID, BuiltinAdapter, create_builtin_adapter
@@ -60,17 +61,7 @@ _LAZY: dict[str, str] = {
 }
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'harness_builtin' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
 
 
 __all__ = [

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Final
 
 import attrs
 
-from harness_core import Sandbox
+from harness_core import BuiltinExecutionContext, Sandbox, ToolCall, ToolOutput
 
 from .models.base import ModelClient
 from .settings import ToolSettings, TurnLimits
@@ -30,6 +31,9 @@ class TurnEnvironment:
         tool_settings: the built-in tools' bounds.
         detect_file_changes: whether a ``bash`` call's file changes are reported.
         builtin_approvals: whether built-in calls are sent to the core for approval.
+        execute_builtin: the core's ``harness_execute_builtin`` hook
+            (``StartRequest.execute_builtin``) each execution goes through; ``None``
+            runs them directly.
     """
 
     session_id: str
@@ -40,3 +44,4 @@ class TurnEnvironment:
     tool_settings: ToolSettings
     detect_file_changes: bool
     builtin_approvals: bool
+    execute_builtin: Callable[[ToolCall, BuiltinExecutionContext], Awaitable[ToolOutput]] | None = None

@@ -19,9 +19,11 @@ from typing import Literal
 
 import attrs
 
+from harness_core import ToolOutput
+
 from .workspace import DEFAULT_IGNORED_DIRS
 
-__all__ = ["FileChange", "Snapshot", "diff", "snapshot"]
+__all__ = ["ChangedFilesOutput", "FileChange", "Snapshot", "diff", "snapshot"]
 
 ChangeKind = Literal["created", "modified", "deleted"]
 
@@ -105,3 +107,12 @@ def diff(before: Snapshot, after: Snapshot) -> list[FileChange]:
             changes.append(FileChange(path, "modified"))
     changes.extend(FileChange(path, "deleted") for path in before.files if path not in after.files)
     return sorted(changes, key=lambda change: change.path)
+
+
+@attrs.frozen
+class ChangedFilesOutput(ToolOutput):
+    """A ``bash`` call's output with the workspace changes it made (``FileChange.to_json()``
+    mappings), so that a ``harness_execute_builtin`` wrapper that records the output (a
+    durable step) records the changes too, and a replay reports them again."""
+
+    changes: tuple[dict[str, str], ...] = attrs.field(default=(), kw_only=True)

@@ -11,13 +11,13 @@ model call offers only read-only tools.
 from __future__ import annotations
 
 import json
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 import attrs
 import jsonschema
 
-from harness_core import HarnessTool, ToolInputError
+from harness_core import HarnessTool, ToolInputError, schema_checker
 
 __all__ = ["CallProblem", "RawCall", "check_call", "repair_note"]
 
@@ -42,27 +42,34 @@ class CallProblem:
     problem: str
 
 
-_VALIDATORS: dict[int, tuple[Mapping[str, Any], jsonschema.Draft202012Validator]] = {}
+_Compiled = tuple[Mapping[str, Any], "jsonschema.Draft202012Validator", Callable[[Any], bool] | None]
+_VALIDATORS: dict[int, _Compiled] = {}
 """Compiled validators by ``id(schema)``, each kept with its schema (so an id is never reused)."""
 _MAX_VALIDATORS = 256
 
 
-def _validator(schema: Mapping[str, Any]) -> jsonschema.Draft202012Validator:
-    """The validator of ``schema``, compiled once per schema object (a session's host tool
-    schemas are the same objects on every call)."""
+def _validator(schema: Mapping[str, Any]) -> _Compiled:
+    """The validator of ``schema`` and its compiled yes/no check (``None`` when the schema
+    leaves the core's subset), made once per schema object (a session's host tool schemas
+    are the same objects on every call)."""
     entry = _VALIDATORS.get(id(schema))
     if entry is not None and entry[0] is schema:
-        return entry[1]
+        return entry
     if len(_VALIDATORS) >= _MAX_VALIDATORS:
         _VALIDATORS.clear()
-    validator = jsonschema.Draft202012Validator(schema)
-    _VALIDATORS[id(schema)] = (schema, validator)
-    return validator
+    entry = (schema, jsonschema.Draft202012Validator(schema), schema_checker(schema))
+    _VALIDATORS[id(schema)] = entry
+    return entry
 
 
 def _validate_host(schema: Mapping[str, Any], arguments: dict[str, Any]) -> list[str]:
+    """The problems of ``arguments`` under ``schema`` (none: usable). A valid call costs the
+    compiled check only; jsonschema runs for a schema outside the subset, or to word the
+    problems of an invalid call (the repair path)."""
     try:
-        validator = _validator(schema)
+        _, validator, check = _validator(schema)
+        if check is not None and check(arguments):
+            return []
         errors = sorted(validator.iter_errors(arguments), key=lambda e: list(e.absolute_path))
     except jsonschema.SchemaError:
         return []

@@ -93,7 +93,7 @@ class BuiltinSession:
         self._environment = TurnEnvironment(
             session_id=request.session_id, client=client, sandbox=sandbox, workspace=self.workspace,
             limits=limits, tool_settings=tool_settings, detect_file_changes=detect_file_changes,
-            builtin_approvals=request.builtin_approvals,
+            builtin_approvals=request.builtin_approvals, execute_builtin=request.execute_builtin,
         )
         self._conversation = LiveConversation()
         self._turn: BuiltinTurn | None = None

@@ -10,6 +10,7 @@ cancels it.
 
 from __future__ import annotations
 
+import inspect
 import itertools
 from collections.abc import AsyncIterator
 
@@ -124,7 +125,7 @@ class _Projection:
             parts.extend(self.close_reasoning())
             response.done = event
             for index, call in enumerate(response.calls):
-                response.calls[index] = attrs.evolve(call, arguments="".join(self.arguments.get(index, [])))
+                response.calls[index] = RawCall(call.call_id, call.name, "".join(self.arguments.get(index, ())))
                 parts.append(ToolInputEndPart(id=call.call_id))
         return parts
 
@@ -157,19 +158,23 @@ class ResponseStreamer:
         """
         projection = _Projection(response, self, builtin_names)
         iterator = self._client.stream(request).__aiter__()
+        exhausted = False
         try:
             while True:
                 try:
                     event = await self._signals.guard(iterator.__anext__())
                 except StopAsyncIteration:
+                    exhausted = True
                     break
                 for part in projection.parts(event):
                     yield part
         finally:
-            with anyio.CancelScope(shield=True):
-                aclose = getattr(iterator, "aclose", None)
-                if aclose is not None:
-                    await aclose()
+            # An async generator that ran to its end has nothing left to close.
+            if not (exhausted and inspect.isasyncgen(iterator)):
+                with anyio.CancelScope(shield=True):
+                    aclose = getattr(iterator, "aclose", None)
+                    if aclose is not None:
+                        await aclose()
         if response.done is None:
             raise ModelError("incomplete-response", f"model {self._client.name!r} ended its stream without finishing")
 

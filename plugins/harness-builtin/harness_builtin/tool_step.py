@@ -18,12 +18,19 @@ from typing import Any
 
 import anyio
 
-from harness_core import AwaitingAnswers, FinishStepPart, ToolContext, ToolOutput
+from harness_core import (
+    AwaitingAnswers,
+    BuiltinExecutionContext,
+    FinishStepPart,
+    ToolCall,
+    ToolContext,
+    ToolOutput,
+)
 
 from .call_parts import announce, result_parts
 from .environment import HARNESS_ID, TurnEnvironment
 from .execution import ScheduledCall, execute_builtin, run_batch
-from .file_changes import diff, snapshot
+from .file_changes import ChangedFilesOutput, diff, snapshot
 from .live import LiveConversation
 from .offer import ToolOffer
 from .rich_results import record_output
@@ -37,6 +44,11 @@ __all__ = ["ToolStep"]
 def _decided(pending: PendingStep, undecided: frozenset[str]) -> bool:
     """True once one of the ``undecided`` calls got its decision."""
     return any(c.status != "approval" for c in pending.calls if c.call_id in undecided)
+
+
+def _runnable(pending: PendingStep) -> list[CallState]:
+    """The approved built-in calls that have not run yet."""
+    return [c for c in pending.calls if c.kind == "builtin" and c.status == "approved" and c.content is None]
 
 
 def _waiting(pending: PendingStep) -> bool:
@@ -83,7 +95,7 @@ class ToolStep:
         while any(c.status == "approval" for c in pending.calls):
             # An approved call runs at once, without waiting for the other decisions
             # (the core reads on after each answer: ``acts_on_each_answer``).
-            await self._signals.guard(self._execute(pending))
+            await self._run_approved(pending)
             for part in result_parts(pending.calls):
                 yield part
             undecided = frozenset(c.call_id for c in pending.calls if c.status == "approval")
@@ -95,7 +107,7 @@ class ToolStep:
                 call.content = f"Execution denied: {reason}" if call.status == "denied" else f"Execution refused: {reason}"
                 call.is_error = True
         if not pending.executed:
-            await self._signals.guard(self._execute(pending))
+            await self._run_approved(pending)
             pending.executed = True
         for part in result_parts(pending.calls):
             yield part
@@ -105,10 +117,14 @@ class ToolStep:
         self._conversation.finish_step()
         yield FinishStepPart(finish_reason="tool-calls", usage=pending.usage)
 
-    async def _execute(self, pending: PendingStep) -> None:
-        runnable = [c for c in pending.calls if c.kind == "builtin" and c.status == "approved" and c.content is None]
-        if not runnable:
-            return
+    async def _run_approved(self, pending: PendingStep) -> None:
+        """Run the approved built-ins not run yet, abortably. A step without any (host calls
+        only) enters no cancel scope: with nothing to await, the guard could not abort anything."""
+        runnable = _runnable(pending)
+        if runnable:
+            await self._signals.guard(self._execute(runnable))
+
+    async def _execute(self, runnable: list[CallState]) -> None:
         read_only = self._offer.read_only_names()
         scheduled = [ScheduledCall(c.name in read_only, self._runner(c)) for c in runnable]
         outputs = await run_batch(scheduled, concurrency=self._env.limits.tool_concurrency)
@@ -117,15 +133,38 @@ class ToolStep:
             record_output(call, output, self._env.client)
 
     def _runner(self, call: CallState) -> Callable[[], Awaitable[ToolOutput]]:
+        """The call's run: its execution through the core's ``harness_execute_builtin``
+        hook (a wrapper may record it, or replay a recorded output without executing),
+        then what the output tells the call (file changes, an MCP tool's value)."""
+        env = self._env
+        execute = self._execution(call)
+        hook = env.execute_builtin
+        is_mcp = self._offer.mcp is not None and self._offer.is_mcp(call.name)
+
+        async def run() -> ToolOutput:
+            if hook is None:
+                output = await execute()
+            else:
+                request = ToolCall(tool_call_id=call.call_id, tool_name=call.name, input=dict(call.arguments),
+                                   provider_executed=True)
+                output = await hook(request, BuiltinExecutionContext(
+                    harness_id=HARNESS_ID, session_id=env.session_id, execute=execute))
+            if isinstance(output, ChangedFilesOutput):
+                call.changes = [dict(change) for change in output.changes]
+            if is_mcp:
+                call.output = output.value
+            return output
+
+        return run
+
+    def _execution(self, call: CallState) -> Callable[[], Awaitable[ToolOutput]]:
         env = self._env
         mcp = self._offer.mcp
         if mcp is not None and self._offer.is_mcp(call.name):
             deadline = env.limits.call_deadline
 
             async def run_mcp() -> ToolOutput:
-                output = await mcp.call(call.name, dict(call.arguments), timeout=deadline)
-                call.output = output.value
-                return output
+                return await mcp.call(call.name, dict(call.arguments), timeout=deadline)
 
             return run_mcp
         tool = self._offer.tools[call.name]
@@ -145,9 +184,11 @@ class ToolStep:
             output = await execute_builtin(
                 tool, value, context, deadline=env.limits.call_deadline, on_error=env.limits.on_error,
             )
-            if before is not None:
-                after = await anyio.to_thread.run_sync(snapshot, root)
-                call.changes = [change.to_json() for change in diff(before, after)]
-            return output
+            if before is None:
+                return output
+            after = await anyio.to_thread.run_sync(snapshot, root)
+            changes = tuple(change.to_json() for change in diff(before, after))
+            return ChangedFilesOutput(output.content, output.is_error, output.value, exception=output.exception,
+                                      changes=changes)
 
         return run

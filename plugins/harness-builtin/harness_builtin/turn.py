@@ -114,7 +114,7 @@ class BuiltinTurn:
             KeyError: no host call with this id waits for a result.
         """
         call = self._conversation.find_call(
-            lambda c: c.kind == "host" and c.call_id == tool_call_id and c.status == "waiting"
+            lambda c: c.call_id == tool_call_id and c.kind == "host" and c.status == "waiting"
         )
         if call is None:
             raise KeyError(f"no host tool call {tool_call_id!r} is waiting for a result in this turn")

@@ -98,6 +98,8 @@ class FinalAnswerText:
 
     def project(self, part: Part) -> Part:
         """The part to stream instead of ``part``."""
+        if not self._ids and not isinstance(part, ToolInputStartPart):
+            return part  # no final answer streaming (the usual case): nothing to rename
         if isinstance(part, ToolInputStartPart) and part.tool_name == FINAL_ANSWER:
             self._ids.add(part.id)
             return TextStartPart(id=part.id)

@@ -70,9 +70,14 @@ class ClaudeCodeSession:
         self._continue: ContinueState | None = None
         self.claude_session_id: str | None = None
         state_cwd: str | None = None
+        self._unsent: list[tuple[str, str]] = []  # steering for a continued turn whose CLI is not up yet
+        self._continuing = False
         if request.continue_from is not None:
             self._continue = parse_continue_state(_unwrap(request.continue_from))
             self.claude_session_id, state_cwd = self._continue.claude_session_id, self._continue.cwd
+            self._plan = self._continue.plan  # fail closed: a plan-mode turn stays read-only
+            schema = self._continue.output_schema
+            self._output_schema = json.dumps(schema, sort_keys=True) if schema is not None else None
         elif request.resume_from is not None:
             resumed: ResumeState = parse_resume_state(_unwrap(request.resume_from))
             self.claude_session_id, state_cwd = resumed.claude_session_id, resumed.cwd
@@ -146,6 +151,9 @@ class ClaudeCodeSession:
             raise TurnStateError("the Claude Code turn is over; send a new prompt instead of steering it")
         message_id = turn.steering.message_id()
         turn.steering.sent(message_id)  # before the write: its result may come at once
+        if self._continuing:  # a continued turn's CLI starts once its calls are answered
+            self._unsent.append((text, message_id))
+            return
         try:
             await self._process.send(text, message_id=message_id)
         except BaseException:
@@ -226,14 +234,18 @@ class ClaudeCodeSession:
         schema = request.output_schema
         self._output_schema = json.dumps(schema, sort_keys=True) if schema is not None else None
         self._plan = request.mode == "plan"
-        if self._plan:  # plan mode offers the read-only host tools only (the built-in harness's rule)
-            host_tools = tuple(tool for tool in host_tools if tool.read_only)
-        self._live_host_tools = frozenset(tool.name for tool in host_tools if tool.read_only)
-        return await self._start_turn("prompt", request.prompt, host_tools, instructions)
+        return await self._start_turn("prompt", request.prompt, self._offered(host_tools), instructions)
+
+    def _offered(self, host_tools: Sequence[HostToolSpec]) -> tuple[HostToolSpec, ...]:
+        """The host tools the CLI gets: in plan mode the read-only ones only (the built-in harness's rule)."""
+        offered = tuple(tool for tool in host_tools if tool.read_only or not self._plan)
+        self._live_host_tools = frozenset(tool.name for tool in offered if tool.read_only)
+        return offered
 
     async def _start_turn(self, kind: TurnKind, text: str, host_tools: Sequence[HostToolSpec],
                           instructions: str | None) -> ClaudeCodeTurn:
         turn = self._turn = self._new_turn(kind)
+        self._continuing, self._unsent = False, []
         try:
             await self._ensure_process(host_tools, self._spec_for(host_tools, instructions))
             for message in self._process.mcp.failures():
@@ -267,9 +279,6 @@ class ClaudeCodeSession:
             raise TurnStateError(f"claude-code session {self.session_id!r} has no suspended turn to resume")
         self._check_usable("resume a turn")
         state, self._continue = self._continue, None
-        self._plan = state.plan  # a plan-mode turn stays one when continued (the CLI restarts)
-        host_tools = tuple(t for t in self._host_tools if t.read_only) if self._plan else tuple(self._host_tools)
-        self._live_host_tools = frozenset(tool.name for tool in host_tools if tool.read_only)
         turn = self._turn = self._new_turn("continue")
         turn.restore(state.calls)
         config_dir, claude_session = config_dir_of(self._settings), state.claude_session_id
@@ -279,9 +288,15 @@ class ClaudeCodeSession:
             await turn.wait_for_answers()
             prepare_continuation(turn, config_dir_of(self._settings), state.claude_session_id)
             self.claude_session_id = state.claude_session_id
+            host_tools = self._offered(self._host_tools)
             spec = self._spec_for(host_tools, self._instructions, continue_interrupted=True)
             await self._ensure_process(host_tools, spec)
+            self._continuing = False
+            unsent, self._unsent = self._unsent, []
+            for text, message_id in unsent:
+                await self._process.send(text, message_id=message_id)
 
+        self._continuing = True
         turn.set_prelude(prelude)
         return turn
 
@@ -302,8 +317,9 @@ class ClaudeCodeSession:
             )
         if self.claude_session_id is None:
             raise TurnStateError(f"claude-code session {self.session_id!r}: Claude Code has not reported its session id yet")
+        schema = json.loads(self._output_schema) if self._output_schema is not None else None
         state = ContinueState(claude_session_id=self.claude_session_id, cwd=str(self.cwd), calls=turn.pending_calls(),
-                             plan=self._plan)
+                              plan=self._plan, output_schema=schema)
         await await_transcript(config_dir_of(self._settings), self.claude_session_id, list(state.calls))
         turn.suspended = True
         await self._process.kill()

@@ -13,6 +13,7 @@ Continue state (a turn suspended while Claude Code waited for the host)::
 
     {"version": 1, "kind": "claude-code/continue",
      "claude_session_id": "...", "cwd": "/abs/workspace",
+     "plan": false, "output_schema": null,     # the turn's plan mode and output schema
      "calls": {                                # calls of the turn with no recorded result
        "toolu_1": {"kind": "builtin", "native_name": "Write", "input": {...},
                    "approval_id": "approval-toolu_1", "asked": true, "answer": null},
@@ -123,7 +124,9 @@ class ContinueState(_Model):
     cwd: str
     calls: dict[str, PendingCall] = pydantic.Field(default_factory=dict)
     plan: bool = False
-    """The turn runs in plan mode: the continued turn stays read-only (:mod:`._plan`)."""
+    """The turn runs in plan mode (it must stay read-only when continued)."""
+    output_schema: dict[str, Any] | None = None
+    """The turn's structured-output JSON Schema (the continued CLI gets it again)."""
 
 
 def _parse(model: type[_Model], data: object, what: str) -> Any:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import anyio
 import pydantic
 import pytest
 from harness_claude_code import claude_code
@@ -180,32 +179,34 @@ async def test_plan_mode_runs_a_read_only_mcp_tool_and_refuses_a_writing_one(scr
     assert [d.tool_name for d in denied] == ["mcp__ctx__write_note"] and "Plan mode" in (denied[0].reason or "")
 
 
-async def test_a_plan_mode_turn_continued_from_suspended_state_stays_read_only(
-        scripted_model_server: Any, adapter_settings: Any, workspace: Path) -> None:
-    """Suspending a plan-mode turn and continuing it (a new session, the CLI restarted) keeps plan
-    mode: the model's edit after the answer is refused, even under allow-all."""
+async def test_plan_mode_and_output_survive_suspend_and_continue(scripted_model_server: Any, adapter_settings: Any,
+                                                                 workspace: Path) -> None:
+    # fail closed: a plan-mode turn continued from suspended state stays read-only, and its
+    # structured output is asked of the continued CLI and validated again
+    import json
+
     from harness_core import define_harness_tool
 
-    (workspace / "a.txt").write_text("one\n")
     server = scripted_model_server([
         ModelTurn(tool_calls=[ToolCallSpec("mcp__harness__ping", {})]),
-        ModelTurn(tool_calls=[ToolCallSpec("write", {"file_path": str(workspace / "a.txt"), "content": "two\n"})]),
-        "Planned.",
+        ModelTurn(tool_calls=[ToolCallSpec("write", {"file_path": str(workspace / "x.txt"), "content": "hi"})]),
+        ModelTurn(tool_calls=[ToolCallSpec("StructuredOutput", {"city": "Rome", "celsius": 20})]),
     ])
     ping = define_harness_tool(name="ping", description="p", input={"type": "object"}, read_only=True,
                                execute=lambda i, c: "pong")
     agent = _agent(adapter_settings(server), tools=[ping], tool_approval={"ping": "user-approval"},
                    permission_mode="allow-all")
     async with await agent.create_session(sandbox=LocalSandbox(workspace)) as session:
-        first = await agent.generate(session=session, prompt="Plan", mode="plan")
-        assert first.finish_reason == "awaiting-approval", first.text
-        [request] = first.approval_requests
-        state = await session.suspend_turn()
-    async with await agent.create_session(sandbox=LocalSandbox(workspace), continue_from=state) as again:
-        with anyio.fail_after(180):  # without the plan flag in the state this continuation did not end
-            rest = await agent.continue_generate(
-                session=again, approval_responses=[{"approval_id": request.approval_id, "approved": True}])
-    assert (workspace / "a.txt").read_text() == "one\n"  # the edit did not run
-    denied = [p for p in rest.parts if isinstance(p, ToolOutputDeniedPart)]
+        first = await agent.generate(session=session, prompt="Plan", mode="plan", output=Weather)
+        state = json.loads(json.dumps(await session.suspend_turn()))
+    [request] = first.approval_requests
+    assert state["adapter"]["plan"] is True and state["output"]["name"] == "Weather"
+    async with await agent.create_session(continue_from=state, sandbox=LocalSandbox(workspace)) as resumed:
+        second = await agent.continue_generate(session=resumed, output=Weather, approval_responses=[
+            {"approval_id": request.approval_id, "approved": True}])
+    check_stream_shape(second.parts)
+    denied = [p for p in second.parts if isinstance(p, ToolOutputDeniedPart)]
     assert [d.tool_name for d in denied] == ["write"] and "Plan mode" in (denied[0].reason or "")
-    assert rest.text == "Planned."
+    assert not (workspace / "x.txt").exists()
+    assert second.output == Weather(city="Rome", celsius=20)
+    assert "StructuredOutput" in server.model_requests[-1].tool_names

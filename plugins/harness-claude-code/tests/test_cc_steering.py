@@ -88,3 +88,35 @@ async def test_a_steer_during_the_final_answer_does_not_shift_later_turns(script
     assert carrying_two >= 0, texts
     assert second.text == ["First answer, long enough to stream in several chunks of text.",
                            "Answer to the steer.", "Answer to two."][carrying_two]
+
+
+@pytest.mark.parametrize("suspend", [False, True])
+async def test_a_steer_while_waiting_for_an_approval_reaches_the_continued_turn(
+        scripted_model_server: Any, adapter_settings: Any, workspace: Path, suspend: bool) -> None:
+    # the core holds it while the turn waits (and in suspended state); the continuation delivers it
+    server = scripted_model_server([ModelTurn(tool_calls=[ToolCallSpec("mcp__harness__lookup", {})]), "Done."])
+    tool = define_harness_tool(name="lookup", description="Look it up.", input={"type": "object"},
+                               execute=lambda input, ctx: "red")
+    agent = _agent(adapter_settings(server), tools=[tool], tool_approval={"lookup": "user-approval"})
+    async with await agent.create_session(sandbox=LocalSandbox(workspace)) as session:
+        first = await agent.generate(session=session, prompt="Which colour?")
+        [request] = first.approval_requests
+        await session.steer_turn(STEER)
+        answer = [{"approval_id": request.approval_id, "approved": True}]
+        if not suspend:
+            rest = await agent.continue_generate(session=session, approval_responses=answer)
+        else:
+            state = json.loads(json.dumps(await session.suspend_turn()))
+            assert state["steering"] == [STEER]
+    if suspend:
+        async with await agent.create_session(continue_from=state, sandbox=LocalSandbox(workspace)) as resumed:
+            rest = await agent.continue_generate(session=resumed, approval_responses=answer)
+    check_stream_shape(rest.parts)
+    assert rest.finish_reason == "stop" and rest.text == "Done.", rest.parts
+    assert not [p for p in rest.parts if p.type == "error"]
+    assert STEER not in json.dumps(server.model_requests[0].body)
+    assert STEER in json.dumps(server.model_requests[-1].body)
+    # in this session the steer joins the request after the tool result; a turn continued in
+    # a new CLI process is resumed by Claude Code first, and the steer may get a CLI turn of
+    # its own, which the harness turn spans
+    assert len(server.model_requests) in ((2, 3) if suspend else (2,)), [r.last_user_text for r in server.model_requests]

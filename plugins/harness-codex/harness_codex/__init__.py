@@ -13,7 +13,9 @@ See ``docs/codex.md``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from harness_core import lazy_exports
 
 if TYPE_CHECKING:
     from ._adapter import CodexAdapter, codex, find_codex
@@ -43,16 +45,4 @@ imports :mod:`harness_codex.plugin` through this package) loads neither the gene
 models nor the settings."""
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'harness_codex' has no attribute {name!r}")
-    import importlib
-
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

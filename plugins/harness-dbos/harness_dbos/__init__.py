@@ -3,15 +3,16 @@
 A turn is a DBOS workflow; model requests (through :func:`durable_model`) and host-tool
 executions are recorded steps; approvals and client-side results arrive as DBOS messages;
 parts are published to a DBOS stream any process can read from any offset. See
-docs/dbos.md. Claude Code, Codex and pi turns (runtimes with their own process) run as
+docs/durable.md. Claude Code, Codex and pi turns (runtimes with their own process) run as
 slices and are resumed from the runtime's own session after a crash
 (:mod:`harness_dbos.runtime_turn`, docs/durable-runtimes.md).
 """
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from harness_core import lazy_exports
 
 # Imported now, not lazily: the function ``launch`` shares its name with the submodule
 # ``harness_dbos.launch``, and importing that submodule later (the worker command does)
@@ -58,14 +59,4 @@ _LAZY: dict[str, str] = {
 with it the core's agent) or DBOS."""
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'harness_dbos' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -1,42 +1,83 @@
-"""A :class:`harness_core.ContinuationStore` in a SQL database (Postgres or SQLite,
-through SQLAlchemy, which DBOS already uses): the table ``harness_dbos_claims``."""
+"""A :class:`harness_core.ContinuationStore` in a SQL database (Postgres or SQLite): the
+table ``harness_dbos_claims``.
+
+Postgres goes through SQLAlchemy (which DBOS already uses). SQLite goes through the standard
+``sqlite3`` module directly, one autocommit connection per thread in WAL mode: a claim is one
+``INSERT`` (about 0.05 ms, against about 0.8 ms through a SQLAlchemy transaction), and it is
+durable (committed) when :meth:`SqlClaimStore.claim` returns.
+"""
 
 from __future__ import annotations
 
 import os
+import sqlite3
+import threading
 import time
-from typing import Any
+from typing import Any, Literal
 
 __all__ = ["SqlClaimStore"]
+
+_DDL = ("CREATE TABLE IF NOT EXISTS harness_dbos_claims (key TEXT PRIMARY KEY, session_id TEXT NOT NULL, "
+        "claimed_at FLOAT NOT NULL, pid INTEGER NOT NULL)")
 
 
 class SqlClaimStore:
     """Claims as rows of ``harness_dbos_claims (key primary key, session_id, claimed_at, pid)``.
 
     Args:
-        url: a SQLAlchemy database URL (``postgresql://...`` uses psycopg 3).
-        connect_args: the driver's connection arguments (for SQLite,
-            :func:`harness_dbos.launch.sqlite_connect_args`).
+        url: a database URL: ``sqlite:///path`` or ``postgresql://...`` (psycopg 3).
+        sqlite_synchronous: SQLite's ``synchronous`` level (see :func:`harness_dbos.launch`).
 
     Raises:
-        sqlalchemy.exc.SQLAlchemyError: the database cannot be reached (at first use).
+        sqlite3.Error / sqlalchemy.exc.SQLAlchemyError: the database cannot be reached (at
+            first use).
     """
 
-    def __init__(self, url: str, *, connect_args: dict[str, Any] | None = None) -> None:
-        import sqlalchemy as sa
+    def __init__(self, url: str, *, sqlite_synchronous: Literal["NORMAL", "FULL"] = "NORMAL") -> None:
+        self._sqlite_path = url.removeprefix("sqlite:///") if url.startswith("sqlite:") else None
+        self.claims_inline = self._sqlite_path is not None
+        """True for SQLite: :meth:`claim` is a local insert the event loop may run itself."""
+        self._synchronous = sqlite_synchronous
+        self._local = threading.local()
+        self._engine: Any = None
+        self._table: Any = None
+        if self._sqlite_path is None:
+            import sqlalchemy as sa
 
-        if url.startswith(("postgresql://", "postgres://")):
-            url = "postgresql+psycopg://" + url.split("://", 1)[1]
-        self._engine = sa.create_engine(url, pool_pre_ping=True, connect_args=connect_args or {})
-        self._table = sa.Table(
-            "harness_dbos_claims", sa.MetaData(),
-            sa.Column("key", sa.Text, primary_key=True), sa.Column("session_id", sa.Text, nullable=False),
-            sa.Column("claimed_at", sa.Float, nullable=False), sa.Column("pid", sa.Integer, nullable=False),
-        )
+            if url.startswith(("postgresql://", "postgres://")):
+                url = "postgresql+psycopg://" + url.split("://", 1)[1]
+            self._engine = sa.create_engine(url, pool_pre_ping=True)
+            self._table = sa.Table(
+                "harness_dbos_claims", sa.MetaData(),
+                sa.Column("key", sa.Text, primary_key=True), sa.Column("session_id", sa.Text, nullable=False),
+                sa.Column("claimed_at", sa.Float, nullable=False), sa.Column("pid", sa.Integer, nullable=False),
+            )
         self._ready = False
 
     def claim(self, key: str, session_id: str) -> bool:
         """Insert ``key``; ``False`` when it was claimed before (one atomic insert)."""
+        if self._sqlite_path is not None:
+            try:
+                self._connection().execute("INSERT INTO harness_dbos_claims VALUES (?, ?, ?, ?)",
+                                           (key, session_id, time.time(), os.getpid()))
+                return True
+            except sqlite3.IntegrityError:
+                return False
+        return self._claim_sql(key, session_id)
+
+    def _connection(self) -> sqlite3.Connection:
+        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
+        if connection is None:
+            assert self._sqlite_path is not None
+            connection = sqlite3.connect(self._sqlite_path, isolation_level=None, timeout=30.0,
+                                         check_same_thread=False)
+            connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute(f"PRAGMA synchronous={self._synchronous}")
+            connection.execute(_DDL)
+            self._local.connection = connection
+        return connection
+
+    def _claim_sql(self, key: str, session_id: str) -> bool:
         import sqlalchemy as sa
 
         if not self._ready:

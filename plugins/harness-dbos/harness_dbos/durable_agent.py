@@ -8,7 +8,12 @@ execution is a recorded step; each result slice's parts are published to the str
 :meth:`DurableAgent.answer` / :meth:`harness_dbos.DurableClient.answer` from any process.
 A worker killed anywhere in the turn is recovered by the next worker that launches DBOS
 (same application version and executor id): the workflow runs again from its start,
-recorded steps return their records, and the turn goes on from where it stopped.
+recorded steps return their records, and the turn goes on from where it stopped. Two workers
+recovering a turn together run it once: DBOS's recovery queue hands it to one of them, and
+an execution that lost the turn to another (a worker launched while a live process runs it
+recovers it too) is stopped by DBOS at its next recorded step
+(``DBOSWorkflowConflictIDError``, never caught here); a tool it was running is not run again
+(its start claim), the new owner gives the model :data:`~harness_dbos.INTERRUPTED` for it.
 """
 
 from __future__ import annotations

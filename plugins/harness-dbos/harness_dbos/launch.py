@@ -101,7 +101,7 @@ def launch(url: str | None = None, *, name: str = "harness", directory: str | os
         Path(resolved.removeprefix("sqlite:///")).parent.mkdir(parents=True, exist_ok=True)
         settings["db_engine_kwargs"] = {"connect_args": connect_args}
     settings.update(config)  # type: ignore[typeddict-item]
-    _claims = SqlClaimStore(resolved, connect_args=connect_args)
+    _claims = SqlClaimStore(resolved, sqlite_synchronous=sqlite_synchronous)
     _records = RuntimeRecords(resolved, connect_args=connect_args)
     DBOS(config=settings)
     DBOS.launch()

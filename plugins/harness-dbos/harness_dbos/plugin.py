@@ -1,10 +1,12 @@
-"""The ``dbos`` plugin (entry point ``harness`` / ``dbos``): host-tool executions inside a
-durable turn become DBOS steps.
+"""The ``dbos`` plugin (entry point ``harness`` / ``dbos``): host-tool executions and the
+built-in harness's own built-in executions inside a durable turn become DBOS steps.
 
 It implements ``harness_execute_tool`` as a wrapper (outside the core's ``output-limit``,
 ``error-policy`` and ``tool-timeout`` wrappers, so the step records the final, bounded
-output). Outside a durable turn (:data:`harness_dbos._context.current_turn` unset) it
-returns the inner awaitable unchanged and never imports DBOS.
+output) and ``harness_execute_builtin`` as a wrapper (each ``read``, ``write``, ``edit``,
+``bash``... the built-in harness runs, after its deadline and error handling). Outside a
+durable turn (:data:`harness_dbos._context.current_turn` unset) both return the inner
+awaitable unchanged and never import DBOS.
 """
 
 from __future__ import annotations
@@ -19,9 +21,9 @@ from ._context import current_turn
 if TYPE_CHECKING:
     import click
 
-    from harness_core import ExecutionContext, ToolCall, ToolOutput
+    from harness_core import BuiltinExecutionContext, ExecutionContext, ToolCall, ToolOutput
 
-__all__ = ["PLUGIN_NAME", "harness_cli_commands", "harness_execute_tool"]
+__all__ = ["PLUGIN_NAME", "harness_cli_commands", "harness_execute_builtin", "harness_execute_tool"]
 
 PLUGIN_NAME = "dbos"
 """The name this plugin is registered under (its entry-point name)."""
@@ -43,6 +45,22 @@ def harness_execute_tool(
     from .tool_step import durable_tool_call
 
     return durable_tool_call(awaitable, call, runtime)
+
+
+@hookimpl(wrapper=True)
+def harness_execute_builtin(
+    call: ToolCall, context: BuiltinExecutionContext
+) -> Generator[None, Awaitable[ToolOutput] | None, Awaitable[ToolOutput] | None]:
+    """Wrap a built-in execution of the built-in harness in a step of the running durable
+    turn, if any (a replayed model response then replays its built-in results instead of
+    running them again)."""
+    awaitable = yield
+    runtime = current_turn.get()
+    if awaitable is None or runtime is None:
+        return awaitable
+    from .tool_step import durable_tool_call
+
+    return durable_tool_call(awaitable, call, runtime, kind="builtin")
 
 
 @hookimpl

@@ -63,5 +63,5 @@ def runtime_turn(agent: HarnessAgent, *, claims: Callable[[], ContinuationStore]
                "or resume, so a recovered turn would run its prompt again")
     raise HarnessConfigurationError(
         f"DurableAgent: harness {harness_id!r} cannot be made durable: {reason} (host tools would stay steps). "
-        "Pass allow_unrecorded_runtime=True to accept that; see docs/dbos.md"
+        "Pass allow_unrecorded_runtime=True to accept that; see docs/durable.md"
     )

@@ -182,8 +182,12 @@ class RuntimeTurn:
                          if (a.get("approval_id") or a.get("approvalId")) in session.pending_approvals]
             results += [r for r in (answers or {}).get("tool_results") or ()
                         if (r.get("tool_call_id") or r.get("toolCallId")) in session.pending_tool_calls]
-            result = self._agent.continue_stream(session=session, approval_responses=approvals,
-                                                 tool_result_continuations=results)
+            try:
+                result = self._agent.continue_stream(session=session, approval_responses=approvals,
+                                                     tool_result_continuations=results)
+            except BaseException:
+                await self._close(_Live(session))  # refused (fail closed): the turn ends with the error
+                raise
             return _Live(session), result
         if self._resumer.holds_prompt(recorded, request["prompt"]):
             resume = self._signed(self._resumer.resume_state(session_id=session_id, runtime=recorded))

@@ -3,7 +3,9 @@
 Settings come from the environment (set by the tests): ``APP_MODEL_URL`` (the scripted
 model server, OpenAI wire), ``APP_EFFECTS`` (the side-effect file each host-tool execution
 appends a line to), ``APP_TOOL_SLEEP`` (seconds the ``record`` tool sleeps after its side
-effect when its text is in the comma-separated ``APP_SLOW_TEXTS``), ``APP_APPROVAL`` (``user-approval`` makes ``record`` ask first).
+effect when its text is in the comma-separated ``APP_SLOW_TEXTS``), ``APP_GATE`` (with
+``APP_GATED_TEXTS``: after its side effect, ``record`` waits until that file exists, at most
+120 s), ``APP_APPROVAL`` (``user-approval`` makes ``record`` ask first).
 """
 
 from __future__ import annotations
@@ -25,6 +27,10 @@ def _record(input: dict[str, Any], ctx: Any) -> str:
         os.fsync(effects.fileno())
     if input["text"] in os.environ.get("APP_SLOW_TEXTS", "").split(","):
         time.sleep(float(os.environ.get("APP_TOOL_SLEEP", "0")))
+    if input["text"] in os.environ.get("APP_GATED_TEXTS", "").split(","):
+        deadline = time.monotonic() + 120
+        while not os.path.exists(os.environ["APP_GATE"]) and time.monotonic() < deadline:
+            time.sleep(0.05)
     return f"recorded {input['text']}"
 
 

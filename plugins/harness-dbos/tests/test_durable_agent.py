@@ -75,6 +75,32 @@ def test_outside_a_durable_turn_tools_and_models_pass_through_without_importing_
     assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
 
 
+def test_outside_a_durable_turn_builtin_calls_pass_through_without_importing_dbos(tmp_path) -> None:
+    # the built-in harness's own bash goes through harness_execute_builtin, which the
+    # plugin wraps; outside a durable turn the command runs as without the plugin
+    code = textwrap.dedent(f"""
+        import sys
+        from harness_builtin import plugin as builtin_plugin
+        from harness_core import HarnessAgent, LocalSandbox, create_plugin_manager
+        from harness_core.testing import ModelTurn, ScriptedModelServer, ToolCallSpec
+        import harness_dbos.plugin
+        script = [ModelTurn(tool_calls=[ToolCallSpec("bash", {{"command": "echo ran >> effects.txt"}})]), "done"]
+        with ScriptedModelServer(script) as server:
+            manager = create_plugin_manager(load_entry_points=False, env={{}},
+                                            plugins=[builtin_plugin, harness_dbos.plugin])
+            agent = HarnessAgent(harness="builtin", plugin_manager=manager, include_plugin_tools=False,
+                                 harness_options={{"model": "openai:x", "base_url": server.openai_base_url,
+                                                   "api_key": "k", "max_retries": 0}})
+            result = agent.run_sync("go", sandbox=LocalSandbox({str(tmp_path)!r}))
+        assert result.finish_reason == "stop", result.parts
+        assert "dbos" not in sys.modules, "dbos was imported"
+        print("ok")
+    """)
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300, check=False)
+    assert done.returncode == 0 and done.stdout.strip() == "ok", done.stderr
+    assert (tmp_path / "effects.txt").read_text() == "ran\n"
+
+
 class _Picky(Exception):
     def __init__(self, kind: str, message: str, *, status: int | None = None) -> None:
         super().__init__(message)

@@ -8,8 +8,9 @@ code. See docs/rules.md for the rule language and how decisions are made.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from harness_core import lazy_exports
 
 if TYPE_CHECKING:
     from ._engine import CallFacts, RuleEngine, RuleMatch, RuleVerdict
@@ -99,14 +100,4 @@ _LAZY: dict[str, str] = {
 :mod:`harness_rules.plugin` through this package and must not load the engine or bashlex."""
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'harness_rules' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -125,9 +125,9 @@ def test_long_commands_are_asked_about_in_bounded_time_and_memory(tmp_path: Path
 def test_suffix_checks_stay_linear_below_the_limit(tmp_path: Path) -> None:
     policy = RulesPolicy({"deny": ["bash(rm -rf *)", "bash(git * --force *)"]}, cwd=tmp_path)
     command = "mywrapper " + "git x " * 5000  # an unknown command: every word suffix is a candidate
-    started = time.perf_counter()
+    started = time.process_time()  # CPU time: the shared machine's load does not count
     verdict = policy.check("bash", {"command": command}, workspace_root=tmp_path)
-    assert verdict.decision == "none" and time.perf_counter() - started < 5
+    assert verdict.decision == "none" and time.process_time() - started < 5
 
 
 def test_importing_the_plugin_does_not_import_bashlex() -> None:

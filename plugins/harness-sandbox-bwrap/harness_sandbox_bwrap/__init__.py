@@ -7,8 +7,9 @@ name (the ``harness_sandboxes`` hook, :mod:`harness_sandbox_bwrap.plugin`).
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from harness_core import lazy_exports
 
 if TYPE_CHECKING:
     from .policy import SANDBOX_HOME, NetworkPolicy, SandboxPolicy, bwrap_prefix
@@ -44,14 +45,4 @@ _LAZY: dict[str, str] = {
 (its command server loads ``ctypes``)."""
 
 
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'harness_sandbox_bwrap' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module, __name__), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(__all__)
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)

@@ -14,8 +14,9 @@ list its plugin, which must not load Starlette.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from harness_core import lazy_exports
 
 if TYPE_CHECKING:
     from .app import BindSession, create_chat_app, static_dir
@@ -79,15 +80,4 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
-    """Import ``name``'s submodule on first use."""
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'harness_ui' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = lazy_exports(__name__, _LAZY)
