@@ -95,7 +95,7 @@ if TYPE_CHECKING:
         parse_mcp_servers,
         split_mcp_name,
     )
-    from harness_core.output_instruction import output_instruction, with_output_instruction
+    from harness_core.output_prompt import output_instruction, with_output_instruction
     from harness_core.parts.models import (
         COMPACTION_TOOL,
         FILE_CHANGE_TOOL,
@@ -223,7 +223,7 @@ _EXPORTS: dict[str, tuple[str, ...]] = {
         "install_paths", "path_in_workspace", "paths_outside", "python_paths",
         "require_path_sandbox", "resolve_like_os", "runtime_confinement"),
     "harness_core.skills": ("Skill", "SkillFile", "install_skills"),
-    "harness_core.output_instruction": ("output_instruction", "with_output_instruction"),
+    "harness_core.output_prompt": ("output_instruction", "with_output_instruction"),
     "harness_core.steering": ("SteerableTurn",),
     "harness_core.step_boundaries": ("StepBoundaries",),
     "harness_core.telemetry": ("Telemetry",),

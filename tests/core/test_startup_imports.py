@@ -177,6 +177,17 @@ def test_every_root_name_resolves_and_is_listed() -> None:
     assert set(harness_core.__all__) == set(lazy), set(harness_core.__all__) ^ set(lazy)
 
 
+def test_no_root_name_is_also_a_submodule_name() -> None:
+    """Importing ``harness_core.X`` sets the package attribute ``X`` to the module, which would
+    then shadow a lazy root name ``X`` (``from harness_core import X`` gave the module)."""
+    import pkgutil
+
+    import harness_core
+
+    submodules = {info.name for info in pkgutil.iter_modules(harness_core.__path__)}
+    assert sorted(submodules & set(harness_core.__all__)) == []
+
+
 def test_registering_the_core_plugins_defines_no_part_model(tmp_path: Path) -> None:
     modules = _imported_modules("from harness_core import create_plugin_manager; "
                                 "create_plugin_manager(load_entry_points=False, env={})", tmp_path)
