@@ -6,8 +6,9 @@ The turn: ``STEPS`` model responses of ``CALLS`` calls each to a trivial host to
 :class:`harness_core.testing.ScriptedModelServer` over HTTP on 127.0.0.1 (the OpenAI wire).
 Both stacks use the same agent configuration (the model client wrapped with
 ``durable_model``, a pass-through outside durable turns); the durable one records every model request
-and every host-tool execution as a DBOS step (with its start claim) and publishes every
-part to the turn's DBOS stream. DBOS is launched once, before timing; each durable turn
+as a DBOS step and every host-tool execution by call id in ``harness_dbos_runtime`` (with
+its start claim; SQLite, on the event loop) and publishes every part to the turn's DBOS
+stream. DBOS is launched once, before timing; each durable turn
 is a new workflow. Figures are medians over ``--repeat`` turns each, interleaved (plain,
 durable, plain, ...) so machine load hits both alike: wall-clock time, and the process's CPU
 time (every thread, DBOS's included), which load disturbs less; the load average is printed

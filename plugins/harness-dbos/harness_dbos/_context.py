@@ -34,11 +34,25 @@ class TurnRuntime:
         records: set for a runtime that owns its loop (Claude Code): host-tool executions
             are recorded by call id there (:mod:`harness_dbos.runtime_tool`) instead of
             as positional steps.
+        tool_records: set for a built-in harness turn on SQLite: its host-tool and
+            built-in executions are recorded by call id there (:mod:`harness_dbos.inline_tool`)
+            instead of as positional DBOS steps.
+        executions: how many executions of each ``kind\0call id`` this execution of the
+            workflow has started (see :meth:`occurrence`).
     """
 
     workflow_id: str
     claims: ContinuationStore
     records: RuntimeRecords | None = None
+    tool_records: RuntimeRecords | None = None
+    executions: dict[str, int] = attrs.field(factory=dict, eq=False, repr=False)
+
+    def occurrence(self, name: str) -> int:
+        """The number of earlier executions of ``name`` in this run of the workflow (0 the
+        first time; a replay counts the same way, since it takes the same path)."""
+        count = self.executions.get(name, 0)
+        self.executions[name] = count + 1
+        return count
 
 
 current_turn: ContextVar[TurnRuntime | None] = ContextVar("harness_dbos_current_turn", default=None)

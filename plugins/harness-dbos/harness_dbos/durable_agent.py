@@ -1,8 +1,9 @@
 """DurableAgent: a HarnessAgent whose turns are DBOS workflows.
 
 A turn (:meth:`DurableAgent.start_turn`) is the workflow ``harness.turn.<name>``. Inside
-it, every model request of a :class:`~harness_dbos.DurableModelClient` and every host-tool
-execution is a recorded step; each result slice's parts are published to the stream
+it, every model request of a :class:`~harness_dbos.DurableModelClient` is a recorded step
+and every host-tool and built-in execution is recorded (by call id on SQLite,
+:mod:`harness_dbos.inline_tool`; as a step otherwise, :mod:`harness_dbos.tool_step`); each result slice's parts are published to the stream
 ``harness.parts``; a turn paused for approvals or client-side results publishes its status
 (event ``harness.status``) and waits in ``DBOS.recv`` (topic ``harness.answers``) for
 :meth:`DurableAgent.answer` / :meth:`harness_dbos.DurableClient.answer` from any process.
@@ -35,16 +36,23 @@ from harness_core import (
 
 from . import plugin as plugin_module
 from ._context import TurnRuntime, current_turn
+from ._recorded import run_recorded_step
+from .inline_tool import uses_inline_records
 from .launch import claims_store, runtime_records
 from .messages import ANSWERS_TOPIC, STATUS_EVENT, answers_message
 from .model import DurableModelClient
 from .plugin import PLUGIN_NAME
 from .publish import publish_slice
 from .resumers import runtime_turn
+from .runtime_records import RuntimeRecords
 
 __all__ = ["DurableAgent"]
 
 _PAUSED: Final = frozenset({"awaiting-approval", "awaiting-tool-result"})
+BY_CALL_ID_STEP: Final = "tool-records:by-call-id"
+"""The first step of a built-in harness turn whose tool executions are recorded by call id
+(SQLite): a turn recorded by an older version (tool executions as positional steps) fails
+on it at recovery (``DBOSUnexpectedStepError``) before any tool could run again."""
 
 
 class DurableAgent:
@@ -182,7 +190,11 @@ class DurableAgent:
 
         workflow_id = DBOS.workflow_id
         assert workflow_id is not None
-        token = current_turn.set(TurnRuntime(workflow_id=workflow_id, claims=self._claims or claims_store()))
+        tool_records = _tool_records()
+        if tool_records is not None:
+            await run_recorded_step(BY_CALL_ID_STEP, _marker)
+        token = current_turn.set(TurnRuntime(workflow_id=workflow_id, claims=self._claims or claims_store(),
+                                             tool_records=tool_records))
         try:
             workspace = request.get("workspace")
             session = await self.agent.create_session(
@@ -231,6 +243,20 @@ class DurableAgent:
             except (TurnStateError, ValueError, TypeError, AttributeError) as exc:
                 status = {**_status(session, str(session.state), parts), "rejected": f"{type(exc).__name__}: {exc}"}
                 await DBOS.set_event_async(STATUS_EVENT, status)
+
+
+def _tool_records() -> RuntimeRecords | None:
+    """The records of tool executions by call id: on SQLite after :func:`harness_dbos.launch`,
+    else ``None`` (DBOS steps, :mod:`harness_dbos.tool_step`)."""
+    try:
+        records = runtime_records()
+    except HarnessConfigurationError:
+        return None
+    return records if uses_inline_records(records) else None
+
+
+async def _marker() -> bool:
+    return True
 
 
 def _status(session: HarnessSession, state: str, parts: int) -> dict[str, Any]:

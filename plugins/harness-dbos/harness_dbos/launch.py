@@ -102,7 +102,7 @@ def launch(url: str | None = None, *, name: str = "harness", directory: str | os
         settings["db_engine_kwargs"] = {"connect_args": connect_args}
     settings.update(config)  # type: ignore[typeddict-item]
     _claims = SqlClaimStore(resolved, sqlite_synchronous=sqlite_synchronous)
-    _records = RuntimeRecords(resolved, connect_args=connect_args)
+    _records = RuntimeRecords(resolved, connect_args=connect_args, sqlite_synchronous=sqlite_synchronous)
     DBOS(config=settings)
     DBOS.launch()
 

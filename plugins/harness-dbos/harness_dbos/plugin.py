@@ -1,5 +1,8 @@
 """The ``dbos`` plugin (entry point ``harness`` / ``dbos``): host-tool executions and the
-built-in harness's own built-in executions inside a durable turn become DBOS steps.
+built-in harness's own built-in executions inside a durable turn are recorded: by call id
+in ``harness_dbos_runtime`` (a runtime turn, :mod:`harness_dbos.runtime_tool`; a built-in
+harness turn on SQLite, :mod:`harness_dbos.inline_tool`), else as DBOS steps
+(:mod:`harness_dbos.tool_step`).
 
 It implements ``harness_execute_tool`` as a wrapper (outside the core's ``output-limit``,
 ``error-policy`` and ``tool-timeout`` wrappers, so the step records the final, bounded
@@ -42,6 +45,10 @@ def harness_execute_tool(
         from .runtime_tool import recorded_tool_call
 
         return recorded_tool_call(awaitable, call, runtime)
+    if runtime.tool_records is not None:
+        from .inline_tool import inline_tool_call
+
+        return inline_tool_call(awaitable, call, runtime)
     from .tool_step import durable_tool_call
 
     return durable_tool_call(awaitable, call, runtime)
@@ -58,6 +65,10 @@ def harness_execute_builtin(
     runtime = current_turn.get()
     if awaitable is None or runtime is None:
         return awaitable
+    if runtime.tool_records is not None:
+        from .inline_tool import inline_tool_call
+
+        return inline_tool_call(awaitable, call, runtime, kind="builtin")
     from .tool_step import durable_tool_call
 
     return durable_tool_call(awaitable, call, runtime, kind="builtin")

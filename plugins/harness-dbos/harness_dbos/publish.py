@@ -13,6 +13,7 @@ written: readers (:func:`read_parts`) skip every index they have seen.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -48,13 +49,15 @@ async def publish_slice(result: StreamResult, first_index: int, interval: float 
     from dbos import DBOS
 
     queue: asyncio.Queue[dict[str, Any] | None] = asyncio.Queue()
+    ended = asyncio.Event()  # the slice is over: the last batch goes out without waiting
 
     async def write() -> int:
         written, done = 0, False
         while not done:
             batch = [await queue.get()]
             if batch[0] is not None and interval > 0:
-                await asyncio.sleep(interval)  # gather what the slice streams meanwhile
+                with contextlib.suppress(asyncio.TimeoutError):  # gather what the slice streams meanwhile
+                    await asyncio.wait_for(ended.wait(), interval)
             while not queue.empty():
                 batch.append(queue.get_nowait())
             if batch[-1] is None:
@@ -75,6 +78,7 @@ async def publish_slice(result: StreamResult, first_index: int, interval: float 
         finish = await result.finish_reason if count and result.parts[-1].type == "finish" else None
     finally:
         queue.put_nowait(None)
+        ended.set()
         await writer
     return SliceEnd(count=count, finish_reason=finish)
 

@@ -8,17 +8,30 @@ of a recovered turn come in another order than the first time. They are recorded
 instead, keyed by ``(workflow id, tool call id)``, so a recovered turn finds the result
 of a call whatever position it now has (see :mod:`harness_dbos.runtime_tool`).
 
+The built-in harness's durable turns record their host-tool and built-in executions here
+too on SQLite (:mod:`harness_dbos.inline_tool`), keyed by the call ids of their recorded
+model responses.
+
 Values are pickled (they are :class:`harness_core.ToolOutput` objects and small dicts,
-written and read by the same application).
+written and read by the same application). On SQLite the table is read and written through
+the standard ``sqlite3`` module, one autocommit WAL connection per thread (a record is one
+``INSERT``, committed when :meth:`RuntimeRecords.put` returns, cheap enough for the event
+loop: :attr:`RuntimeRecords.records_inline`); on Postgres through SQLAlchemy.
 """
 
 from __future__ import annotations
 
 import pickle
+import sqlite3
+import threading
 import time
 from typing import Any
 
 __all__ = ["RuntimeRecords", "record_key"]
+
+_DDL = ("CREATE TABLE IF NOT EXISTS harness_dbos_runtime (key TEXT NOT NULL PRIMARY KEY, workflow_id TEXT NOT NULL, "
+        "value BLOB NOT NULL, recorded_at FLOAT NOT NULL)",
+        "CREATE INDEX IF NOT EXISTS ix_harness_dbos_runtime_workflow_id ON harness_dbos_runtime (workflow_id)")
 
 
 def record_key(workflow_id: str, kind: str, name: str = "") -> str:
@@ -32,13 +45,24 @@ class RuntimeRecords:
 
     Args:
         url: a SQLAlchemy database URL (``postgresql://...`` uses psycopg 3).
-        connect_args: the driver's connection arguments.
+        connect_args: the driver's connection arguments (SQLAlchemy only).
+        sqlite_synchronous: SQLite's ``synchronous`` level (see :func:`harness_dbos.launch`).
 
     Raises:
-        sqlalchemy.exc.SQLAlchemyError: the database cannot be reached (at first use).
+        sqlite3.Error / sqlalchemy.exc.SQLAlchemyError: the database cannot be reached (at
+            first use).
     """
 
-    def __init__(self, url: str, *, connect_args: dict[str, Any] | None = None) -> None:
+    def __init__(self, url: str, *, connect_args: dict[str, Any] | None = None,
+                 sqlite_synchronous: str = "NORMAL") -> None:
+        self._sqlite_path = url.removeprefix("sqlite:///") if url.startswith("sqlite:") else None
+        self.records_inline = self._sqlite_path is not None
+        """True for SQLite: :meth:`get` and :meth:`put` are local statements the event loop may run itself."""
+        self._synchronous = sqlite_synchronous
+        self._local = threading.local()
+        self._ready = False
+        if self._sqlite_path is not None:
+            return
         import sqlalchemy as sa
 
         if url.startswith(("postgresql://", "postgres://")):
@@ -49,7 +73,19 @@ class RuntimeRecords:
             sa.Column("key", sa.Text, primary_key=True), sa.Column("workflow_id", sa.Text, nullable=False, index=True),
             sa.Column("value", sa.LargeBinary, nullable=False), sa.Column("recorded_at", sa.Float, nullable=False),
         )
-        self._ready = False
+
+    def _connection(self) -> sqlite3.Connection:
+        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
+        if connection is None:
+            assert self._sqlite_path is not None
+            connection = sqlite3.connect(self._sqlite_path, isolation_level=None, timeout=30.0,
+                                         check_same_thread=False)
+            connection.execute("PRAGMA journal_mode=WAL")
+            connection.execute(f"PRAGMA synchronous={self._synchronous}")
+            for statement in _DDL:
+                connection.execute(statement)
+            self._local.connection = connection
+        return connection
 
     def _prepare(self) -> None:
         if not self._ready:
@@ -58,6 +94,9 @@ class RuntimeRecords:
 
     def get(self, key: str) -> Any | None:
         """The value recorded under ``key``, or ``None``."""
+        if self._sqlite_path is not None:
+            found = self._connection().execute("SELECT value FROM harness_dbos_runtime WHERE key = ?", (key,)).fetchone()
+            return None if found is None else pickle.loads(found[0])
         import sqlalchemy as sa
 
         self._prepare()
@@ -65,9 +104,24 @@ class RuntimeRecords:
             row = connection.execute(sa.select(self._table.c.value).where(self._table.c.key == key)).first()
         return None if row is None else pickle.loads(row[0])
 
+    def owner(self, workflow_id: str) -> str | None:
+        """DBOS's ownership token of ``workflow_id`` (``workflow_status.owner_xid`` of the
+        SQLite system database: the execution allowed to record it), or ``None``.
+        SQLite only."""
+        found = self._connection().execute("SELECT owner_xid FROM workflow_status WHERE workflow_uuid = ?",
+                                           (workflow_id,)).fetchone()
+        return None if found is None else found[0]
+
     def put(self, key: str, workflow_id: str, value: Any) -> bool:
         """Record ``value`` under ``key`` unless a value is there; ``False`` when one was
         (the first record stays: a record is never changed)."""
+        if self._sqlite_path is not None:
+            try:
+                self._connection().execute("INSERT INTO harness_dbos_runtime VALUES (?, ?, ?, ?)",
+                                           (key, workflow_id, pickle.dumps(value), time.time()))
+                return True
+            except sqlite3.IntegrityError:
+                return False
         import sqlalchemy as sa
 
         self._prepare()
@@ -81,10 +135,15 @@ class RuntimeRecords:
 
     def of_workflow(self, workflow_id: str, kind: str) -> dict[str, Any]:
         """Every record of ``kind`` for ``workflow_id``, by name, in the order recorded."""
+        prefix = record_key(workflow_id, kind)
+        if self._sqlite_path is not None:
+            found = self._connection().execute(
+                "SELECT key, value FROM harness_dbos_runtime WHERE workflow_id = ? ORDER BY recorded_at",
+                (workflow_id,)).fetchall()
+            return {key[len(prefix):]: pickle.loads(value) for key, value in found if key.startswith(prefix)}
         import sqlalchemy as sa
 
         self._prepare()
-        prefix = record_key(workflow_id, kind)
         query = (sa.select(self._table.c.key, self._table.c.value)
                  .where(self._table.c.workflow_id == workflow_id).order_by(self._table.c.recorded_at))
         with self._engine.connect() as connection:

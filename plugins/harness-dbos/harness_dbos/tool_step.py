@@ -1,4 +1,6 @@
-"""A tool execution as a DBOS step, started at most once: a host tool
+"""A tool execution as a DBOS step, started at most once (the path of built-in harness turns
+on Postgres, or without :func:`harness_dbos.launch`'s records; on SQLite they are recorded
+by call id instead, :mod:`harness_dbos.inline_tool`): a host tool
 (``harness_execute_tool``) or a built-in the built-in harness runs in this process
 (``harness_execute_builtin``: ``read``, ``write``, ``edit``, ``bash``..., its MCP tools).
 
