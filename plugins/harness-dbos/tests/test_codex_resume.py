@@ -28,7 +28,8 @@ def codex_workers(make_workers, tmp_path):
         def start(self, server, workflow_id, prompt, **extra):
             workers = make_workers(server.openai_base_url)
             workers.env.update({"APP_HOME": str(tmp_path / "home"), **extra})
-            process = subprocess.Popen([sys.executable, str(HERE / "codex_starter.py"), workflow_id, prompt,
+            workers.env["STARTER_APP"] = "codex_app"
+            process = subprocess.Popen([sys.executable, str(HERE / "starter.py"), workflow_id, prompt,
                                         str(workers.workspace)], env=workers.env, cwd=workers.tmp, text=True,
                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
             workers.processes.append(process)
