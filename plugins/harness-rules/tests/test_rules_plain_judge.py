@@ -125,3 +125,24 @@ def test_wrappers_and_builtins_wrapping_nothing_are_judged_as_written(plain_ws: 
     ws, home = plain_ws
     assert plain_jobs(command, str(ws), str(home)) is not None
     assert _compare([command], ws, home, monkeypatch) == 2
+
+
+@pytest.mark.parametrize("command", ["cat .env.production", "head -5 .env.local | wc -l", "grep -n x .env.ci",
+                                     "cd src && cat ../.env.prod"])
+def test_the_guard_denies_a_missing_file_a_deny_rule_names(tmp_path: Path, command: str,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file that does not exist yet is still denied by a rule naming it (the shortcut
+    for arguments naming nothing must not skip the deny rules)."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / ".harness").mkdir()
+    (tmp_path / ".harness" / "rules.toml").write_text(
+        '[permissions]\nallow = ["bash(cat *)", "bash(head *)", "bash(wc *)", "bash(grep *)"]\n'
+        'deny = ["read(./.env.*)"]\n')
+    policy = RulesPolicy(discover=True, cwd=tmp_path, env={"HOME": str(tmp_path / "home")})
+    assert plain_jobs(command, str(tmp_path), policy.home) is not None
+    plain = policy.check("bash", {"command": command}, workspace_root=tmp_path)
+    with monkeypatch.context() as patch:
+        patch.setattr(_judge_plain, "plain_jobs", lambda *args: None)
+        analysed = policy.check("bash", {"command": command}, workspace_root=tmp_path)
+    assert plain.decision == analysed.decision == "deny", (plain.reason, analysed.reason)
+    assert plain.rule is not None and plain.rule.text == "read(./.env.*)"
