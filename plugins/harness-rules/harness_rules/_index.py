@@ -119,6 +119,18 @@ class CommandIndex:
                     break
         return None if best is None else (best[1], best[2])
 
+    def may_match_suffix_of(self, heads: Iterable[str]) -> bool:
+        """False when :meth:`first_suffix` finds nothing in any word suffix starting at a
+        word with one of these names (basenames) - no rule names one of them and no rule's
+        command name is a wildcard - so the suffixes need not be built. True may still
+        find nothing."""
+        if not self.rules:
+            return False
+        if self._joined_deny_wild is not None:
+            return True
+        joined = self._joined_deny
+        return any(head in joined or "*" in head or SENTINEL in head for head in heads)
+
     def first_suffix(self, suffixes: Sequence[Suffixes]) -> tuple[Rule, str] | str | None:
         """The first rule matching a word suffix, with that suffix; a reason string when a
         suffix holding run-time parts is too long to intersect; ``None`` when none matches."""

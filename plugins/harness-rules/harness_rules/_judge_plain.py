@@ -35,6 +35,7 @@ from ._walk_commands import argument_paths, unit_forms
 from ._walk_words import Stdin
 from ._walker import Walker, may_redefine_output
 from ._words import Suffixes, Word
+from ._wrappers import subcommand_index
 
 __all__ = ["NO_FILE_COMMANDS", "Job", "PlainLineJudge", "absent", "plain_jobs"]
 
@@ -54,8 +55,8 @@ Job = tuple[Plain, Cwds, "bool | None"]
 suffixes are checked, see :func:`~harness_rules._fastlane.command_kind`)."""
 
 _FILE: Final = Stdin("file")
-_ARGUMENTS: dict[str, tuple[tuple[tuple[str, bool], ...], str | None]] = {}
-""":func:`~harness_rules._walk_commands.argument_paths` by argument text (bounded)."""
+_ARGUMENTS: dict[str, tuple[tuple[tuple[str, bool, str | None], ...], str | None]] = {}
+""":func:`_argument` by argument text (bounded; pure string work)."""
 
 
 class _Decline(Exception):
@@ -99,7 +100,7 @@ def plain_jobs(command: str, cwd: str, home: str) -> tuple[Job, ...] | None:
         return cwds
 
     try:
-        PlainWalk(command, not may_redefine_output(command), visit).lines(lines, cwd)
+        PlainWalk(command, not may_redefine_output(command), visit, describe=False).lines(lines, cwd)
     except (_Decline, RecursionError):
         return None
     return tuple(jobs)
@@ -139,7 +140,7 @@ class PlainLineJudge(PathJudge):
     def _plain_command(self, cmd: Plain, cwds: Cwds, kind: bool | None, pool: Pool, tally: Tally, bases: Bases,
                        guard: Pool | None, fd_reads: bool, later: list[tuple[bool, str, Cwds, str]]) -> None:
         assignments, words = cmd.assignments, cmd.words
-        label = " ".join(assignments + words) if assignments else " ".join(words)
+        label = (" ".join(assignments + words) if assignments else " ".join(words)) if cmd.redirects else ""
         for rtype, _fd, target, _raw in cmd.redirects:
             if rtype == ">&":
                 continue  # a descriptor duplication (`2>&1`) touches no file
@@ -153,7 +154,7 @@ class PlainLineJudge(PathJudge):
         matches = self._unit_memo.get(key)
         if matches is None:
             text, allow, deny, name = unit_forms(assignments, words)
-            matches = match_unit(pool, text, allow, deny, lambda: _suffixes(name, words) if kind else ())
+            matches = match_unit(pool, text, allow, deny, lambda: _suffixes(name, words, pool) if kind else ())
             if len(self._unit_memo) > 8192:
                 self._unit_memo.clear()
             self._unit_memo[key] = matches
@@ -183,15 +184,24 @@ class PlainLineJudge(PathJudge):
                 self._guard_argument(arg.path, arg.cwds, arg.glob, arg.tree, arg.origin, guard, tally, bases)
         else:
             origin = f"an argument of `{name}`"
+            cwd = cwds[0] if len(cwds) == 1 else None
+            lstats = tally.lstats
+            deny_paths = guard.deny_paths
             for text in args:
                 found = _ARGUMENTS.get(text)
                 if found is None:
                     if len(_ARGUMENTS) >= 8192:
                         _ARGUMENTS.clear()
-                    found = _ARGUMENTS[text] = argument_paths(text, False, "")
-                for path, glob in found[0]:
-                    self._guard_argument(path, cwds, glob, False, origin, guard, tally, bases)
-                why = why or found[1]
+                    found = _ARGUMENTS[text] = _argument(text)
+                paths, because = found
+                for path, glob, first in paths:
+                    if cwd is not None and first is not None and _missing(cwd + "/" + first, lstats) \
+                            and not deny_paths.may_match_path(normalize(cwd + "/" + path), False, bases):
+                        tally.parts += 1  # names nothing, and no deny rule names it as written
+                        continue
+                    self._path(path, cwds, guard, tally, bases, required=False, origin=origin, glob=glob,
+                               deny_only=True)
+                why = why or because
         if why is not None and not tally.deny:
             tally.unsure.append(f"{shown}: {why}, and it may name a file a rule such as `{guard.deny[0].text}` "
                                 "denies")
@@ -207,7 +217,45 @@ class PlainLineJudge(PathJudge):
                    probe=tree)
 
 
-def _suffixes(name: str, words: list[str]) -> tuple[Suffixes, ...]:
+def _argument(text: str) -> tuple[tuple[tuple[str, bool, str | None], ...], str | None]:
+    """:func:`~harness_rules._walk_commands.argument_paths` of a plain argument, each path
+    with its first component when :func:`absent` may skip it (a relative, non-wildcard
+    path not starting with ``.``/``..``), else ``None``."""
+    paths, why = argument_paths(text, False, "")
+    out = []
+    for path, glob in paths:
+        first: str | None = None
+        if path and not glob and path[0] not in "/~" and "\x00" not in path:
+            first = path.partition("/")[0]
+            if first in (".", ".."):
+                first = None
+        out.append((path, glob, first))
+    return tuple(out), why
+
+
+def _missing(path: str, memo: Memo) -> bool:
+    """True when nothing exists at ``path`` (no entry, not even a dangling symlink); an entry
+    the policy cannot look up counts as missing, as :func:`~harness_rules._resolve.resolve`
+    reads it. Remembered for the decision (``None``: missing)."""
+    if path in memo:
+        return memo[path] is None
+    if os.access(path, os.F_OK, follow_symlinks=False):
+        return False  # exists: its resolution looks it up
+    memo[path] = None
+    return True
+
+
+def _suffixes(name: str, words: list[str], pool: Pool) -> tuple[Suffixes, ...]:
+    """The word suffixes of an unknown command (:func:`~harness_rules._units.text_suffixes`),
+    or none when no deny or ask rule of ``pool`` could match one (the common case: its
+    arguments name no command a rule names)."""
+    if not any(" " in w or "\n" in w or "\t" in w for w in words):  # else the suffixes say it
+        sub = subcommand_index(name, words[1:])
+        skip = None if sub is None else sub + 1
+        heads = [words[i].rpartition("/")[2] for i in range(1, len(words))
+                 if i != skip and words[i] and words[i][0] != "-"]
+        if not pool.deny_index.may_match_suffix_of(heads) and not pool.ask_index.may_match_suffix_of(heads):
+            return ()
     found = text_suffixes(name, words)
     return (found,) if found.indexes else ()
 

@@ -34,12 +34,15 @@ class PlainWalk:
         literal_ok: ``echo``/``printf`` output may be taken as fixed text (False once the
             line may redefine them: :func:`~harness_rules._walker.may_redefine_output`).
         visit: the :data:`Visit` called for each command.
+        describe: give each piped standard input its description (``origin``, for
+            reasons); a visitor that reads only its kind passes False.
     """
 
-    def __init__(self, source: str, literal_ok: bool, visit: Visit) -> None:
+    def __init__(self, source: str, literal_ok: bool, visit: Visit, *, describe: bool = True) -> None:
         self.source = source
         self.literal_ok = literal_ok
         self.visit = visit
+        self.describe = describe
 
     def lines(self, lines: list[Line], cwd: str) -> None:
         """Visit every command of ``lines``, starting in the directory ``cwd``."""
@@ -71,7 +74,7 @@ class PlainWalk:
         for stage in stages:
             if previous is not None:
                 start, end = previous.start, previous.end
-                shown = f"the output of `{self.source[start:min(end, start + 80)]}`"
+                shown = f"the output of `{self.source[start:min(end, start + 80)]}`" if self.describe else ""
                 text = self._literal_output(previous)
                 stdin = Stdin("pipe", origin=shown) if text is None else Stdin("literal", text, shown)
             self.visit(stage, cwds, stdin)

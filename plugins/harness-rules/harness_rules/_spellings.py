@@ -64,7 +64,7 @@ def spellings(raw: str, cwd: str, home: str, bases: Bases | None = None, memo: M
         lit = normalize(cand)
         found = resolve(cand, cwd, anchors, memo)
         seen[lit] = Spelling(lit, found.is_dir if found.path == lit else os.path.isdir(lit), False, found.unknown)
-        if _PROC_CWD.match(lit):
+        if lit.startswith("/proc/") and _PROC_CWD.match(lit):
             local = normalize(_PROC_CWD.sub(lambda _: cwd, lit, count=1))
             seen.setdefault(local, Spelling(local, found.is_dir, False))
         if found.path not in seen:
