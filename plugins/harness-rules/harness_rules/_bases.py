@@ -42,9 +42,13 @@ def relative(path: str, base: str) -> str | None:
     return None
 
 
-@attrs.frozen(cache_hash=True)
+@attrs.frozen(eq=False)
 class Bases:
     """The directories patterns are anchored to, as written and with symlinks resolved.
+
+    Compared and hashed by identity (C-level, no Python call per cache lookup): the
+    engine keeps one per workspace root, and a cache keyed by one holds it, so a key is
+    never reused for other directories; two equal ones only share no cache entries.
 
     Attributes:
         workspace: the workspace root, normalized, and its resolved spelling.

@@ -129,7 +129,10 @@ class CommandIndex:
         if self._joined_deny_wild is not None:
             return True
         joined = self._joined_deny
-        return any(head in joined or "*" in head or SENTINEL in head for head in heads)
+        for head in heads:  # noqa: SIM110  (a loop: no generator per call on the hot path)
+            if head in joined or "*" in head or SENTINEL in head:
+                return True
+        return False
 
     def first_suffix(self, suffixes: Sequence[Suffixes]) -> tuple[Rule, str] | str | None:
         """The first rule matching a word suffix, with that suffix; a reason string when a

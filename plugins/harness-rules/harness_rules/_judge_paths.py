@@ -61,10 +61,12 @@ class PathJudge:
                     for sp in spellings(one, cwd or root, self.home, bases, tally.lstats):
                         spelled.setdefault(sp.path, sp)
             spells = list(spelled.values())
-        if deny_only and not probe and not pool.deny_paths.may_match(spells, bases) and not any(
-            sp.unknown for sp in spells
-        ):
-            return  # the guard's common case: no deny rule can match any spelling
+        if deny_only and not probe and not pool.deny_paths.may_match(spells, bases):
+            for sp in spells:
+                if sp.unknown:
+                    break
+            else:
+                return  # the guard's common case: no deny rule can match any spelling
         shown = f"path `{raw}`" if origin is None else f"`{raw}` ({origin})"
         strange = next((sp.unknown for sp in spells if sp.unknown), None)
         if strange is not None and (pool.deny or pool.ask or (required and pool.allow)):

@@ -249,7 +249,8 @@ def _suffixes(name: str, words: list[str], pool: Pool) -> tuple[Suffixes, ...]:
     """The word suffixes of an unknown command (:func:`~harness_rules._units.text_suffixes`),
     or none when no deny or ask rule of ``pool`` could match one (the common case: its
     arguments name no command a rule names)."""
-    if not any(" " in w or "\n" in w or "\t" in w for w in words):  # else the suffixes say it
+    joined = " ".join(words)
+    if joined.count(" ") == len(words) - 1 and "\n" not in joined and "\t" not in joined:  # no blank in a word
         sub = subcommand_index(name, words[1:])
         skip = None if sub is None else sub + 1
         heads = [words[i].rpartition("/")[2] for i in range(1, len(words))

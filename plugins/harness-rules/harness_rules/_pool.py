@@ -76,7 +76,7 @@ def match_unit(pool: Pool, text: str, allow_forms: Sequence[str], deny_forms: Se
     unsure: list[str] = []
     for index in (pool.deny_index, pool.ask_index):
         match: RuleMatch | None = None
-        if index:
+        if index.rules:
             hit = index.first_match(deny_forms, exact=False)
             if hit is not None:
                 match = RuleMatch(hit[0], shown)
@@ -90,7 +90,7 @@ def match_unit(pool: Pool, text: str, allow_forms: Sequence[str], deny_forms: Se
                                                  "(the rules do not know that command, so its arguments count "
                                                  "as a command)")
         results.append(match)
-    allowed = pool.allow_index.first_match(allow_forms, exact=True) if pool.allow_index else None
+    allowed = pool.allow_index.first_match(allow_forms, exact=True) if pool.allow_index.rules else None
     return UnitMatches(shown, results[0], results[1], tuple(unsure),
                        None if allowed is None else RuleMatch(allowed[0], shown))
 
