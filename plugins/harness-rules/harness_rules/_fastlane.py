@@ -22,8 +22,11 @@ it differentially against the bashlex walk (``test_rules_fastlane.py``).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from ._builtins import EVALUATING_BUILTINS, code_env
-from ._fastlex import Line, Pipeline, Plain, lex
+from ._fastlex import Plain, lex
+from ._plain_walk import PlainWalk
 from ._trees import TREE_READERS, mark_trees
 from ._units import (
     GLOB,
@@ -36,15 +39,14 @@ from ._units import (
     dev_sink,
     expands,
     text_suffixes,
-    union,
 )
-from ._walk_commands import literal_argument, make_unit
-from ._walk_words import INHERITED, Stdin, Unsupported, literal_print
+from ._walk_commands import argument_paths, make_unit
+from ._walk_words import Stdin, Unsupported
 from ._walker import Walker, may_redefine_output
 from ._words import Word
 from ._wrappers import LEAF_COMMANDS, WRAPPERS, subcommand_index
 
-__all__ = ["fast_analysis"]
+__all__ = ["command_kind", "fast_analysis", "plain_arguments", "reads_trees"]
 
 _SPECIAL = frozenset({*EVALUATING_BUILTINS, *WRAPPERS, "tee"})
 """Command names the fast lane hands to the walker's :meth:`command`."""
@@ -76,10 +78,8 @@ def fast_analysis(command: str, cwd: str, home: str) -> ShellAnalysis | None:
     if lines is None:
         return None
     lane = _Lane(command, home)
-    cwds: Cwds = (cwd,)
     try:
-        for line in lines:  # lines run one after the other, whether or not a `cd` failed
-            cwds = union(cwds, lane.sequence(line, cwds))
+        PlainWalk(command, lane.walker.literal_ok, lane.simple).lines(lines, cwd)
     except (_Decline, Unsupported, RecursionError):
         return None
     walker = lane.walker
@@ -98,43 +98,6 @@ class _Lane:
         walker.fd_reads = "<" in source
         self.units = walker.units
         self.paths = walker.paths
-
-    def sequence(self, items: Line, cwds: Cwds) -> Cwds:
-        """:meth:`Walker.sequence`: ``&&`` carries the directory on, the others join both."""
-        first = items[0]
-        if len(items) == 1 and not isinstance(first, str):
-            return self.pipeline(first, cwds)
-        current = before = cwds
-        for item in items:
-            if isinstance(item, str):
-                if item != "&&":
-                    current = union(before, current)
-                continue
-            before = current
-            current = self.pipeline(item, current)
-        return current
-
-    def pipeline(self, stages: Pipeline, cwds: Cwds) -> Cwds:
-        """:meth:`Walker.pipeline`: each stage reads the previous stage's output."""
-        if len(stages) == 1:
-            return self.simple(stages[0], cwds, INHERITED)
-        stdin = INHERITED
-        previous: Plain | None = None
-        for stage in stages:
-            if previous is not None:
-                start, end = previous.start, previous.end
-                shown = f"the output of `{self.source[start:min(end, start + 80)]}`"
-                text = self._literal_output(previous)
-                stdin = Stdin("pipe", origin=shown) if text is None else Stdin("literal", text, shown)
-            self.simple(stage, cwds, stdin)
-            previous = stage
-        return cwds
-
-    def _literal_output(self, cmd: Plain) -> str | None:
-        """:meth:`WordReader.literal_output` of a plain command."""
-        if not self.walker.literal_ok or cmd.assignments or not cmd.words or cmd.redirects:
-            return None  # a redirection: only `cat <<EOF` would print fixed text, not plain
-        return literal_print(cmd.words[0], cmd.words[1:])
 
     def simple(self, cmd: Plain, cwds: Cwds, stdin: Stdin) -> Cwds:
         """:meth:`SimpleWalker.simple` of a plain command, cached by its words: what it adds
@@ -183,37 +146,72 @@ class _Lane:
         if name in ("cd", "pushd", "popd") and not assignments:
             self.units.append(make_unit((), words, False))
             return self.walker.change_directory(name, [Word(w) for w in words[1:]], cwds)
-        if name in _SPECIAL or stdin.kind == "literal" \
-                or (assignments and any(code_env(a.partition("=")[0]) for a in assignments)) \
-                or (("*" in first or "?" in first or "[" in first or "{" in first) and expands(first) is not None):
+        kind = command_kind(assignments, words, cmd.raws, stdin)
+        if kind is None:
             raws = cmd.raws
             n = len(assignments)
             self.walker.command([Word(a, raw=r) for a, r in zip(assignments, raws, strict=False)],
                                 [Word(w, raw=r) for w, r in zip(words, raws[n:], strict=True)], cwds, 0, stdin=stdin)
             return cwds
-        unknown = name not in LEAF_COMMANDS
-        out: list[PathAccess] = []
-        why: str | None = None
-        origin = f"an argument of `{name}`"
-        home = self.home
-        args = words[1:]
-        for text in args:
-            if text and text[0] not in "-~{" and "{" not in text:  # literal_argument's common case, inline
-                out.append(PathAccess(text, cwds, "read", origin, glob=GLOB.search(text) is not None))
-                continue
-            if text[:1] == "-" and (len(text) == 2 or text[:2] == "--") and not text.partition("=")[2]:
-                continue  # an option naming no file (`-k`, `--watch`): literal_argument adds nothing
-            found = literal_argument(text, False, cwds, origin, home, out)
-            why = why or found
-        paths = tuple(out)
-        if name == "git":
-            sub = subcommand_index("git", args)
-            trees = sub is not None and args[sub] == "grep"
-        else:  # a reader recurses only when always or told by an option
-            reader = TREE_READERS.get(name)
-            trees = reader is not None and (reader.always or any(a[:1] == "-" for a in args))
-        if trees:
-            paths, why = mark_trees(name, [Word(w) for w in args], paths, cwds, why)
-        self.units.append(make_unit(assignments, words, True, paths,
-                                    (text_suffixes(name, words),) if unknown else (), why))
+        paths, why = plain_arguments(name, words[1:], cwds)
+        self.units.append(make_unit(assignments, words, True, paths, (text_suffixes(name, words),) if kind else (),
+                                    why))
         return cwds
+
+
+def command_kind(assignments: Sequence[str], words: Sequence[str], raws: Sequence[str], stdin: Stdin) -> bool | None:
+    """How a plain command (``assignments`` and ``words`` are texts, ``raws`` every word as
+    written) is judged: ``None`` when the walker's
+    :meth:`~harness_rules._walk_commands.CommandWalker.command` must judge it (a wrapper
+    that wraps a command, a shell, an evaluating builtin that evaluates, ``tee``, a fixed
+    standard input (a shell may run it), a prefix that runs code, a command name the shell
+    expands); else whether it is a command the analysis does not know (its word suffixes
+    are checked: it may run one of its arguments). A wrapper or evaluating builtin wrapping
+    nothing (``find -name x``, ``printf x``) is judged as written, as the walker does."""
+    first = words[0]
+    name = first.rpartition("/")[2]
+    if name == "tee" or stdin.kind == "literal" \
+            or (bool(assignments) and any(code_env(a.partition("=")[0]) for a in assignments)) \
+            or (("*" in first or "?" in first or "[" in first or "{" in first) and expands(first) is not None):
+        return None
+    if name not in _SPECIAL:
+        return name not in LEAF_COMMANDS
+    args = [Word(w, raw=r) for w, r in zip(words[1:], raws[len(assignments) + 1:], strict=True)]
+    check = EVALUATING_BUILTINS.get(name)
+    if check is not None and check(args) is not None:
+        return None
+    handler = WRAPPERS.get(name)
+    if handler is not None:
+        return None if handler(args) is not None else False
+    return name not in LEAF_COMMANDS
+
+
+def reads_trees(name: str, args: Sequence[str]) -> bool:
+    """True when the command may read whole directory trees (:func:`mark_trees` decides)."""
+    if name == "git":
+        sub = subcommand_index("git", args)
+        return sub is not None and args[sub] == "grep"
+    reader = TREE_READERS.get(name)  # a reader recurses only when always or told by an option
+    return reader is not None and (reader.always or any(a[:1] == "-" for a in args))
+
+
+def plain_arguments(name: str, args: Sequence[str], cwds: Cwds) -> tuple[tuple[PathAccess, ...], str | None]:
+    """``(paths, why)``: the arguments ``args`` (texts, no ``~`` to expand) of the plain
+    command ``name`` that may name files, read in ``cwds`` (marked ``tree`` for a
+    tree-reading command), and why some are only known at run time or ``None``."""
+    out: list[PathAccess] = []
+    why: str | None = None
+    origin = f"an argument of `{name}`"
+    for text in args:
+        if text and text[0] not in "-~{" and "{" not in text:  # argument_paths's common case, inline
+            out.append(PathAccess(text, cwds, "read", origin, glob=GLOB.search(text) is not None))
+            continue
+        if text[:1] == "-" and (len(text) == 2 or text[:2] == "--") and not text.partition("=")[2]:
+            continue  # an option naming no file (`-k`, `--watch`): argument_paths gives nothing
+        found, because = argument_paths(text, False, "")
+        why = why or because
+        out.extend(PathAccess(path, cwds, "read", origin, glob=glob) for path, glob in found)
+    paths = tuple(out)
+    if reads_trees(name, args):
+        paths, why = mark_trees(name, [Word(w) for w in args], paths, cwds, why)
+    return paths, why

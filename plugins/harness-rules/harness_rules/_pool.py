@@ -4,16 +4,18 @@ with the verdict they give (:func:`verdict`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 import attrs
 
 from ._index import CommandIndex, PathIndex
 from ._resolve import Memo
 from ._syntax import Action, Rule
+from ._units import show_command
 from ._verdict import RuleMatch, RuleVerdict
+from ._words import Suffixes
 
-__all__ = ["Pool", "Tally", "UnitMatches", "verdict"]
+__all__ = ["Pool", "Tally", "UnitMatches", "match_unit", "verdict"]
 
 
 @attrs.frozen
@@ -55,6 +57,42 @@ class UnitMatches:
     ask: RuleMatch | None
     unsure: tuple[str, ...]
     allow: RuleMatch | None
+
+
+def match_unit(pool: Pool, text: str, allow_forms: Sequence[str], deny_forms: Sequence[str],
+               suffixes: Callable[[], Sequence[Suffixes]]) -> UnitMatches:
+    """The command rules of ``pool`` one command unit matches (no file system involved).
+
+    Args:
+        pool: the rules.
+        text: the unit's text (shown in reasons).
+        allow_forms: an allow rule matching one of these (whole) allows the unit.
+        deny_forms: a deny or ask rule that may match one of these holds.
+        suffixes: the unit's word suffixes (a command the analysis does not know may run
+            one of its arguments), called only when a deny or ask list has no direct match.
+    """
+    shown = f"command `{show_command(text)}`"
+    results: list[RuleMatch | None] = []
+    unsure: list[str] = []
+    for index in (pool.deny_index, pool.ask_index):
+        match: RuleMatch | None = None
+        if index:
+            hit = index.first_match(deny_forms, exact=False)
+            if hit is not None:
+                match = RuleMatch(hit[0], shown)
+            else:
+                found = suffixes()
+                suffix = index.first_suffix(found) if found else None
+                if isinstance(suffix, str):
+                    unsure.append(f"{shown}: {suffix}")
+                elif suffix is not None:
+                    match = RuleMatch(suffix[0], f"command `{show_command(suffix[1])}`, which {shown} may run "
+                                                 "(the rules do not know that command, so its arguments count "
+                                                 "as a command)")
+        results.append(match)
+    allowed = pool.allow_index.first_match(allow_forms, exact=True) if pool.allow_index else None
+    return UnitMatches(shown, results[0], results[1], tuple(unsure),
+                       None if allowed is None else RuleMatch(allowed[0], shown))
 
 
 @attrs.define

@@ -32,7 +32,7 @@ from ._walk_words import INHERITED, Stdin
 from ._words import SENTINEL, Suffixes, Word, texts
 from ._wrappers import LEAF_COMMANDS, SHELLS, WRAPPERS, Unwrap
 
-__all__ = ["CommandWalker", "literal_argument", "make_unit"]
+__all__ = ["CommandWalker", "argument_paths", "literal_argument", "make_unit", "unit_forms"]
 
 
 class CommandWalker(RedirectReader):
@@ -189,11 +189,11 @@ class CommandWalker(RedirectReader):
         return tuple(out), why
 
 
-def make_unit(assignments: Sequence[str], words: Sequence[str], required: bool, args: Sequence[PathAccess] = (),
-              suffixes: Sequence[Suffixes] = (), unknown_args: str | None = None) -> CommandUnit:
-    """The :class:`CommandUnit` of a command of ``words`` (texts) run with the environment
-    prefix ``assignments`` (``NAME=value`` texts): its allow and deny forms, name and the
-    rest (see :class:`CommandUnit`)."""
+def unit_forms(assignments: Sequence[str], words: Sequence[str]) -> tuple[str, tuple[str, ...], tuple[str, ...], str]:
+    """``(text, allow_forms, deny_forms, name)`` of a command of ``words`` (texts) run with
+    the environment prefix ``assignments`` (``NAME=value`` texts): what
+    :class:`CommandUnit` holds of them (a safe prefix may be left out of an allow form; a
+    path command name also denies by its basename)."""
     stripped = " ".join(words)
     full = " ".join([*assignments, *words]) if assignments else stripped
     allow: list[str] = [full]
@@ -206,20 +206,28 @@ def make_unit(assignments: Sequence[str], words: Sequence[str], required: bool, 
         name = first.rpartition("/")[2]
         if "/" in first:
             deny.append(" ".join([name, *words[1:]]))
-    return CommandUnit(full, tuple(dict.fromkeys(allow)), tuple(dict.fromkeys(deny)), required, tuple(args),
-                       tuple([s for s in suffixes if s.indexes]), unknown_args, name)
+    return full, tuple(dict.fromkeys(allow)), tuple(dict.fromkeys(deny)), name
 
 
-def literal_argument(text: str, tilde: bool, cwds: Cwds, origin: str, home: str, out: list[PathAccess]) -> str | None:
-    """Append to ``out`` the paths the literal argument ``text`` may name (each brace
-    alternative; an option's ``=value`` or attached short-option value too; ``~``
-    expanded to ``home`` when ``tilde``); returns why part of it cannot be read (too many
-    brace alternatives) or ``None``."""
+def make_unit(assignments: Sequence[str], words: Sequence[str], required: bool, args: Sequence[PathAccess] = (),
+              suffixes: Sequence[Suffixes] = (), unknown_args: str | None = None) -> CommandUnit:
+    """The :class:`CommandUnit` of a command of ``words`` (texts) run with the environment
+    prefix ``assignments`` (``NAME=value`` texts): its allow and deny forms
+    (:func:`unit_forms`), name and the rest (see :class:`CommandUnit`)."""
+    full, allow, deny, name = unit_forms(assignments, words)
+    return CommandUnit(full, allow, deny, required, tuple(args), tuple([s for s in suffixes if s.indexes]),
+                       unknown_args, name)
+
+
+def argument_paths(text: str, tilde: bool, home: str) -> tuple[tuple[tuple[str, bool], ...], str | None]:
+    """``(paths, why)``: the paths the literal argument ``text`` may name, each with whether
+    it holds wildcard characters (each brace alternative; an option's ``=value`` or
+    attached short-option value too; ``~`` expanded to ``home`` when ``tilde``), and why
+    part of it cannot be read (too many brace alternatives) or ``None``. Pure string work."""
     if not text:
-        return None
+        return (), None
     if text[0] not in "-~{" and "{" not in text:  # the common case: one plain word
-        out.append(PathAccess(text, cwds, "read", origin, glob=GLOB.search(text) is not None))
-        return None
+        return ((text, GLOB.search(text) is not None),), None
     why: str | None = None
     candidates = [text]
     if text.startswith("-") and len(text) > 1:
@@ -227,6 +235,7 @@ def literal_argument(text: str, tilde: bool, cwds: Cwds, origin: str, home: str,
         candidates = [value] if eq and value else []
         if not text.startswith("--") and len(text) > 2:
             candidates.append(text[2:])  # -f.env
+    out: list[tuple[str, bool]] = []
     for candidate in candidates:
         alternatives = brace_expand(candidate) if "{" in candidate else [candidate]
         if alternatives is None:
@@ -235,5 +244,14 @@ def literal_argument(text: str, tilde: bool, cwds: Cwds, origin: str, home: str,
         for one in alternatives:
             if tilde and (one == "~" or one.startswith("~/")):
                 one = home + one[1:]
-            out.append(PathAccess(one, cwds, "read", origin, glob=bool(GLOB.search(one))))
+            out.append((one, GLOB.search(one) is not None))
+    return tuple(out), why
+
+
+def literal_argument(text: str, tilde: bool, cwds: Cwds, origin: str, home: str, out: list[PathAccess]) -> str | None:
+    """Append to ``out`` the paths the literal argument ``text`` may name
+    (:func:`argument_paths`); returns why part of it cannot be read or ``None``."""
+    paths, why = argument_paths(text, tilde, home)
+    for path, glob in paths:
+        out.append(PathAccess(path, cwds, "read", origin, glob=glob))
     return why

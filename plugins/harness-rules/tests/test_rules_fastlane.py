@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from harness_rules import RulesPolicy, _shell, _walker
+from harness_rules import RulesPolicy, _judge_plain, _shell, _walker
 from harness_rules._fastlane import fast_analysis
 from harness_rules._fastlex import lex
 from harness_rules._shell import MAX_COMMAND_CHARS, ShellAnalysis
@@ -19,29 +19,10 @@ from harness_rules._walker import Walker
 
 sys.path.insert(0, str(Path(__file__).parent))  # --import-mode=importlib: the corpus module sits here
 from rules_corpus import corpus, make_workspace
+from shell_pieces import NASTY, PLAIN
 
 COMMANDS = [p.input["command"] for p in corpus() if p.tool == "bash" and isinstance(p.input.get("command"), str)
             and len(p.input["command"]) <= MAX_COMMAND_CHARS]  # longer ones are refused before any parse
-
-PLAIN = ["git", "status", "-s", "ls", "-la", "src/a.py", "'a b'", '"c d"', "A=1", "x=y", "CI=1", "2>&1", ">&2",
-         "> out/o.txt", ">>log", "2>err", "< src/a.py", "&>all", "&>>all", "0<src/a.py", "&&", "||", ";", "|", "&",
-         "\n", "# c", "*.py", "src/*", ".en?", "a#b", "--x=1", "''", "echo", "printf", "cat", "12", ">f", "e'q'x",
-         "B+=2", "a[1]", ":", "-", ".", ".env", "./.env", "src/../.env", "secrets/key.pem", "src/env_link", "cd",
-         "cd src", "cd ..", "pushd", "popd", "rm", "-rf", "victim", "curl", "http://x", "grep", "-r", "rg", "x",
-         "git grep", "git -C src", "tar", "cf", "/tmp/t.tar", "cp", "-R", "diff", "npm", "run", "test", "--", "-k",
-         "/dev/null", "> /dev/null", "head -5", "wc -l", "sort", "uv run", "docker", "1", "ls\t-l", "'rm'",
-         '"r"m', "/bin/rm", "\"$HOME\"", "'$x'", "\"a'b\"", "'a\"b'", "'multi\nline'", "a=", "=x", "9>x",
-         "echo hi", "echo -n x", "printf y", "'é x'", '"ü\ty"', "'tab\there'", "| bash", "| sh", "| cat", "x=1 y=2"]
-NASTY = ["$x", "${x}", "$(id)", "`id`", "\\\n", "\\ ", "\\rm", "{", "}", "{ echo; }", "(", ")", "(ls)", "<(ls)",
-         ">(cat)", "<<EOF\nrm victim\nEOF\n", "<<'EOF'\nx\nEOF\n", "<<< 'rm victim'", ">|", "<>", "&>2", ">&-",
-         "2>&1-", "~", "~/x", "é", "\u00a0", "\x00", "!", "[[", "]]", "if", "then", "fi", "for", "do", "done",
-         "case", "in", "esac", "function", "time", "coproc", "exec", "eval", "bash -c", "sh", "sudo", "env",
-         "nice", "timeout 5", "xargs", "find", "-exec", "\\;", "tee", "tee out/t", "PATH=/tmp", "LD_PRELOAD=/x",
-         "BASH_ENV=/x", "GLOBIGNORE=x", '"GLOB""IGNORE=x"', "GLOB'IGNORE'", "alias", "hash", "declare", "read", "export", "unset", "let", "test",
-         "[", "source", ".", "exec 3<x", "a{b,c}", "*", "?", "[ab]", "\t", "\r", ";;", "&&&", "|&", "||&", "#",
-         "x#", "#!", "\"a\\\"b\"", "'", '"', "\"$(x)\"", "$'x'", '$"x"', "$((1+1))", "((x))", "arr=(a b)",
-         "f()", "select"]
-
 
 @pytest.fixture(scope="module")
 def lane_ws(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path]]:
@@ -60,7 +41,10 @@ def _reference(command: str, cwd: str, home: str, monkeypatch: pytest.MonkeyPatc
 
 
 def _decisions(command: str, ws: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[object, object]:
+    """Both decisions judged from the analysis (the plain-line judge is checked against it in
+    test_rules_plain_judge.py)."""
     env = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / ".config")}
+    monkeypatch.setattr(_judge_plain, "plain_jobs", lambda *args: None)
     policy = RulesPolicy(discover=True, cwd=ws, env=env)
     _shell._analyze_cached.cache_clear()
     fast = policy.check("bash", {"command": command}, workspace_root=ws)

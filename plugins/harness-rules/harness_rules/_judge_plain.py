@@ -1,0 +1,237 @@
+"""Judging a plain command line in one pass, without building its analysis.
+
+The common shell call - commands of :mod:`harness_rules._fastlex`'s subset that wrap
+nothing - is judged straight from the lexer's output: each command's forms against the
+command rules, each argument that may name a file through the shell guard, each
+redirection target against the edit and read rules, in the order and with the matches
+:meth:`~harness_rules._judge_shell.ShellJudge._shell` gives when it judges the
+:class:`~harness_rules._units.ShellAnalysis` of the same line. What it leaves out is the
+intermediate objects (units, path accesses, the analysis) and, with the guard off, the
+argument scan.
+
+:func:`plain_jobs` plans a line without touching the file system and declines (``None``)
+everything else before anything is judged: a line outside the lexer's subset or over
+:data:`~harness_rules._units.MAX_COMMAND_CHARS`, ``GLOBIGNORE``, a NUL, ``exec``, a bare
+assignment, and every command the fast lane hands to the walker
+(:func:`~harness_rules._fastlane.needs_walker`). The caller then judges the analysis. The
+test suite checks both paths give equal verdicts (``test_rules_plain_judge.py``).
+"""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from typing import Final
+
+from ._fastlane import command_kind, plain_arguments, reads_trees
+from ._fastlex import Plain, lex
+from ._judge_paths import PathJudge
+from ._paths import Bases, normalize
+from ._plain_walk import PlainWalk
+from ._pool import Pool, Tally, UnitMatches, match_unit
+from ._resolve import Memo
+from ._units import GLOB, MAX_COMMAND_CHARS, OUTPUT_REDIRECTS, Cwds, dev_sink, text_suffixes
+from ._walk_commands import argument_paths, unit_forms
+from ._walk_words import Stdin
+from ._walker import Walker, may_redefine_output
+from ._words import Suffixes, Word
+
+__all__ = ["NO_FILE_COMMANDS", "Job", "PlainLineJudge", "absent", "plain_jobs"]
+
+NO_FILE_COMMANDS: Final = frozenset({
+    "echo", "printf", "true", "false", ":", "test", "[", "basename", "dirname", "which", "type", "export",
+    "declare", "typeset", "local", "readonly", "unset", "alias", "unalias", "hash", "sleep", "seq", "kill",
+    "expr", "pwd", "cd", "pushd", "popd", "exit", "return", "shift", "set", "shopt", "wait", "jobs", "trap",
+    "umask", "ulimit", "times", "read", "getopts", "let", "break", "continue", "printenv", "date", "id",
+    "whoami", "uname", "yes", "nproc", "tput", "clear", "command", "builtin",
+})
+"""Commands that never open their arguments as files: the shell guard does not check
+their arguments against read and edit deny rules (``echo .env >> .gitignore``)."""
+
+Job = tuple[Plain, Cwds, "bool | None"]
+"""``(command, the directories it may run in, kind)``: kind ``None`` for a
+``cd``/``pushd``/``popd``, else whether the analysis does not know the command (its word
+suffixes are checked, see :func:`~harness_rules._fastlane.command_kind`)."""
+
+_FILE: Final = Stdin("file")
+_ARGUMENTS: dict[str, tuple[tuple[tuple[str, bool], ...], str | None]] = {}
+""":func:`~harness_rules._walk_commands.argument_paths` by argument text (bounded)."""
+
+
+class _Decline(Exception):
+    """The line needs its analysis."""
+
+
+@lru_cache(maxsize=4096)
+def plain_jobs(command: str, cwd: str, home: str) -> tuple[Job, ...] | None:
+    """The commands of a plain line with their directories, or ``None`` (see the module docs).
+
+    Args:
+        command: the command line.
+        cwd: the absolute directory it starts in.
+        home: the home directory (``cd`` without an operand).
+    """
+    if len(command) > MAX_COMMAND_CHARS or "GLOBIGNORE" in command or "\x00" in command:
+        return None
+    lines = lex(command)
+    if lines is None:
+        return None
+    jobs: list[Job] = []
+
+    def visit(cmd: Plain, cwds: Cwds, stdin: Stdin) -> Cwds:
+        assignments, words = cmd.assignments, cmd.words
+        if not words or words[0] == "exec":
+            raise _Decline
+        if "GLOBIGNORE" in " ".join(assignments + words):  # spelled with quotes inside
+            raise _Decline
+        for rtype, fd, _target, _raw in cmd.redirects:
+            if rtype != ">&" and rtype not in OUTPUT_REDIRECTS and (fd is None or fd == 0):
+                stdin = _FILE
+        first = words[0]
+        name = first.rpartition("/")[2]
+        if name in ("cd", "pushd", "popd") and not assignments:
+            jobs.append((cmd, cwds, None))
+            return Walker(home).change_directory(name, [Word(w) for w in words[1:]], cwds)
+        kind = command_kind(assignments, words, cmd.raws, stdin)
+        if kind is None:
+            raise _Decline
+        jobs.append((cmd, cwds, kind))
+        return cwds
+
+    try:
+        PlainWalk(command, not may_redefine_output(command), visit).lines(lines, cwd)
+    except (_Decline, RecursionError):
+        return None
+    return tuple(jobs)
+
+
+class PlainLineJudge(PathJudge):
+    """The plain-line half of the shell judge (see the module docs).
+
+    Attributes:
+        guard_arguments: the shell guard is on (see :class:`~harness_rules.RuleEngine`).
+    """
+
+    guard_arguments: bool
+    _edit_pool: Pool
+    _read_pool: Pool
+    _guard_pool: Pool
+    _unit_memo: dict[tuple[object, ...], UnitMatches]
+
+    def _plain_line(self, command: str, root: str, pool: Pool, tally: Tally, bases: Bases) -> bool:
+        """Judge ``command`` into ``tally`` if it is plain; False (nothing judged) if not."""
+        jobs = plain_jobs(command, root, self.home)
+        if jobs is None:
+            return False
+        guard = self._guard_pool if self.guard_arguments and self._guard_pool else None
+        fd_reads = "<" in command
+        later: list[tuple[bool, str, Cwds, str]] = []  # redirections, judged after every command
+        for cmd, cwds, kind in jobs:
+            self._plain_command(cmd, cwds, kind, pool, tally, bases, guard, fd_reads, later)
+        for write, target, cwds, origin in later:
+            glob = GLOB.search(target) is not None
+            if write:
+                self._path(target, cwds, self._edit_pool, tally, bases, required=True, origin=origin, glob=glob)
+            elif self._read_pool:
+                self._path(target, cwds, self._read_pool, tally, bases, required=False, origin=origin, glob=glob)
+        return True
+
+    def _plain_command(self, cmd: Plain, cwds: Cwds, kind: bool | None, pool: Pool, tally: Tally, bases: Bases,
+                       guard: Pool | None, fd_reads: bool, later: list[tuple[bool, str, Cwds, str]]) -> None:
+        assignments, words = cmd.assignments, cmd.words
+        label = " ".join(assignments + words) if assignments else " ".join(words)
+        for rtype, _fd, target, _raw in cmd.redirects:
+            if rtype == ">&":
+                continue  # a descriptor duplication (`2>&1`) touches no file
+            assert isinstance(target, str)
+            if rtype in OUTPUT_REDIRECTS:
+                if not dev_sink(target, fd_reads):
+                    later.append((True, target, cwds, f"written by `{label} {rtype} {target}`"))
+                continue
+            later.append((False, target, cwds, f"read by `{label} {rtype} {target}`"))
+        key = (id(pool), tuple(assignments), tuple(words))  # they decide the forms and suffixes
+        matches = self._unit_memo.get(key)
+        if matches is None:
+            text, allow, deny, name = unit_forms(assignments, words)
+            matches = match_unit(pool, text, allow, deny, lambda: _suffixes(name, words) if kind else ())
+            if len(self._unit_memo) > 8192:
+                self._unit_memo.clear()
+            self._unit_memo[key] = matches
+        tally.parts += 1
+        if matches.deny is not None:
+            tally.deny.append(matches.deny)
+        if matches.ask is not None:
+            tally.ask.append(matches.ask)
+        tally.unsure.extend(matches.unsure)
+        name = words[0].rpartition("/")[2]
+        if guard is not None and name not in NO_FILE_COMMANDS:
+            self._plain_guard(name, words[1:], cwds, guard, tally, bases, matches.shown)
+        if kind is None:
+            return  # `cd` need not be allowed
+        if matches.allow is not None:
+            tally.allow.append(matches.allow)
+            return
+        tally.unallowed.append(matches.shown)
+
+    def _plain_guard(self, name: str, args: list[str], cwds: Cwds, guard: Pool, tally: Tally, bases: Bases,
+                     shown: str) -> None:
+        """The shell guard over the arguments of a plain command."""
+        why: str | None = None
+        if reads_trees(name, args):
+            paths, why = plain_arguments(name, args, cwds)
+            for arg in paths:
+                self._guard_argument(arg.path, arg.cwds, arg.glob, arg.tree, arg.origin, guard, tally, bases)
+        else:
+            origin = f"an argument of `{name}`"
+            for text in args:
+                found = _ARGUMENTS.get(text)
+                if found is None:
+                    if len(_ARGUMENTS) >= 8192:
+                        _ARGUMENTS.clear()
+                    found = _ARGUMENTS[text] = argument_paths(text, False, "")
+                for path, glob in found[0]:
+                    self._guard_argument(path, cwds, glob, False, origin, guard, tally, bases)
+                why = why or found[1]
+        if why is not None and not tally.deny:
+            tally.unsure.append(f"{shown}: {why}, and it may name a file a rule such as `{guard.deny[0].text}` "
+                                "denies")
+
+    def _guard_argument(self, path: str, cwds: Cwds, glob: bool, tree: bool, origin: str, guard: Pool,
+                        tally: Tally, bases: Bases) -> None:
+        """The shell guard on one argument that may name a file: deny rules of ``guard``
+        against every spelling (and, for a tree-reading command, what is below it)."""
+        if not glob and len(cwds) == 1 and absent(path, cwds[0], guard, bases, tally.lstats):
+            tally.parts += 1
+            return
+        self._path(path, cwds, guard, tally, bases, required=False, origin=origin, glob=glob, deny_only=True,
+                   probe=tree)
+
+
+def _suffixes(name: str, words: list[str]) -> tuple[Suffixes, ...]:
+    found = text_suffixes(name, words)
+    return (found,) if found.indexes else ()
+
+
+def absent(raw: str, cwd: str | None, pool: Pool, bases: Bases, memo: Memo) -> bool:
+    """True when the relative path ``raw`` names nothing (its first component is missing
+    in ``cwd``, so no symlink can redirect it) and no deny rule of ``pool`` matches it as
+    written: one ``lstat`` instead of a full resolution, for the many arguments that are
+    not files at all (``status``, ``-k``'s value, a branch name)."""
+    if cwd is None or not raw or raw[0] in "/~" or "\x00" in raw:
+        return False
+    first = raw.partition("/")[0]
+    if first == "." or first == "..":
+        return False
+    path = cwd + "/" + first
+    if path in memo:
+        if memo[path] is not None:
+            return False
+    else:
+        try:
+            memo[path] = os.lstat(path)
+            return False
+        except FileNotFoundError:
+            memo[path] = None
+        except (OSError, ValueError):
+            return False
+    return not pool.deny_paths.may_match_path(normalize(cwd + "/" + raw), False, bases)
