@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ._builtins import EVALUATING_BUILTINS, code_env
-from ._fastlex import Plain, lex
+from ._fastlex import Plain, lexed
 from ._plain_walk import PlainWalk
 from ._trees import TREE_READERS, mark_trees
 from ._units import (
@@ -74,7 +74,7 @@ def fast_analysis(command: str, cwd: str, home: str) -> ShellAnalysis | None:
     """
     if "GLOBIGNORE" in command or "\x00" in command:
         return None
-    lines = lex(command)
+    lines = lexed(command)
     if lines is None:
         return None
     lane = _Lane(command, home)
@@ -146,7 +146,7 @@ class _Lane:
         if name in ("cd", "pushd", "popd") and not assignments:
             self.units.append(make_unit((), words, False))
             return self.walker.change_directory(name, [Word(w) for w in words[1:]], cwds)
-        kind = command_kind(assignments, words, cmd.raws, stdin)
+        kind = command_kind(assignments, words, cmd.raws, stdin, unwrap=False)
         if kind is None:
             raws = cmd.raws
             n = len(assignments)
@@ -159,7 +159,8 @@ class _Lane:
         return cwds
 
 
-def command_kind(assignments: Sequence[str], words: Sequence[str], raws: Sequence[str], stdin: Stdin) -> bool | None:
+def command_kind(assignments: Sequence[str], words: Sequence[str], raws: Sequence[str], stdin: Stdin, *,
+                 unwrap: bool = True) -> bool | None:
     """How a plain command (``assignments`` and ``words`` are texts, ``raws`` every word as
     written) is judged: ``None`` when the walker's
     :meth:`~harness_rules._walk_commands.CommandWalker.command` must judge it (a wrapper
@@ -167,7 +168,11 @@ def command_kind(assignments: Sequence[str], words: Sequence[str], raws: Sequenc
     standard input (a shell may run it), a prefix that runs code, a command name the shell
     expands); else whether it is a command the analysis does not know (its word suffixes
     are checked: it may run one of its arguments). A wrapper or evaluating builtin wrapping
-    nothing (``find -name x``, ``printf x``) is judged as written, as the walker does."""
+    nothing (``find -name x``, ``printf x``) is judged as written, as the walker does;
+    with ``unwrap`` False (the fast lane, whose walker judges those itself) every wrapper and
+    evaluating builtin goes to the walker, and so does every wrapper but ``find`` (whose
+    handler only looks for ``-exec``) otherwise: finding that the others wrap nothing would
+    cost their handler twice when they do."""
     first = words[0]
     name = first.rpartition("/")[2]
     if name == "tee" or stdin.kind == "literal" \
@@ -176,6 +181,8 @@ def command_kind(assignments: Sequence[str], words: Sequence[str], raws: Sequenc
         return None
     if name not in _SPECIAL:
         return name not in LEAF_COMMANDS
+    if not unwrap or (name in WRAPPERS and name != "find"):
+        return None
     args = [Word(w, raw=r) for w, r in zip(words[1:], raws[len(assignments) + 1:], strict=True)]
     check = EVALUATING_BUILTINS.get(name)
     if check is not None and check(args) is not None:

@@ -34,7 +34,7 @@ from __future__ import annotations
 import re
 from typing import Final
 
-__all__ = ["ASSIGNMENT", "RESERVED", "TOKEN", "Line", "Plain", "Redirect", "lex", "unquote"]
+__all__ = ["ASSIGNMENT", "RESERVED", "TOKEN", "Line", "Plain", "Redirect", "lex", "lexed", "unquote"]
 
 TOKEN: Final = re.compile(
     r"""(?P<ws>[ \t]+)
@@ -210,3 +210,20 @@ def lex(text: str) -> list[Line] | None:
             return None
         lines.append(items)
     return lines or None  # nothing but comments: bashlex's error path decides
+
+
+_LEXED: dict[str, list[Line] | None] = {}
+"""The last lines :func:`lexed` read, by text (bounded)."""
+
+
+def lexed(text: str) -> list[Line] | None:
+    """:func:`lex`, remembered for the few lines read last: the plain-line judge and the
+    fast lane read the same line one after the other when the judge declines it. The
+    result is shared: callers must not change it."""
+    if text in _LEXED:
+        return _LEXED[text]
+    if len(_LEXED) >= 64:
+        _LEXED.clear()
+    found = _LEXED[text] = lex(text)
+    return found
+

@@ -24,7 +24,7 @@ from functools import lru_cache
 from typing import Final
 
 from ._fastlane import command_kind, plain_arguments, reads_trees
-from ._fastlex import Plain, lex
+from ._fastlex import Line, Plain, lexed
 from ._judge_paths import PathJudge
 from ._paths import Bases, normalize
 from ._plain_walk import PlainWalk
@@ -35,7 +35,7 @@ from ._walk_commands import argument_paths, unit_forms
 from ._walk_words import Stdin
 from ._walker import Walker, may_redefine_output
 from ._words import Suffixes, Word
-from ._wrappers import subcommand_index
+from ._wrappers import WRAPPERS, subcommand_index
 
 __all__ = ["NO_FILE_COMMANDS", "Job", "PlainLineJudge", "absent", "plain_jobs"]
 
@@ -74,8 +74,8 @@ def plain_jobs(command: str, cwd: str, home: str) -> tuple[Job, ...] | None:
     """
     if len(command) > MAX_COMMAND_CHARS or "GLOBIGNORE" in command or "\x00" in command:
         return None
-    lines = lex(command)
-    if lines is None:
+    lines = lexed(command)
+    if lines is None or _wraps(lines):
         return None
     jobs: list[Job] = []
 
@@ -92,7 +92,7 @@ def plain_jobs(command: str, cwd: str, home: str) -> tuple[Job, ...] | None:
         name = first.rpartition("/")[2]
         if name in ("cd", "pushd", "popd") and not assignments:
             jobs.append((cmd, cwds, None))
-            return Walker(home).change_directory(name, [Word(w) for w in words[1:]], cwds)
+            return _change_directory(name, tuple(words[1:]), cwds, home)
         kind = command_kind(assignments, words, cmd.raws, stdin)
         if kind is None:
             raise _Decline
@@ -104,6 +104,36 @@ def plain_jobs(command: str, cwd: str, home: str) -> tuple[Job, ...] | None:
     except (_Decline, RecursionError):
         return None
     return tuple(jobs)
+
+
+def _wraps(lines: list[Line]) -> bool:
+    """True when a command of ``lines`` certainly needs the analysis (a wrapper other than
+    ``find``, ``tee``, ``exec``): the line is declined before it is planned."""
+    for line in lines:
+        for item in line:
+            if isinstance(item, str):
+                continue
+            for cmd in item:
+                if cmd.words:
+                    name = cmd.words[0].rpartition("/")[2]
+                    if name in _WRAPPING:
+                        return True
+    return False
+
+
+_WRAPPING: Final = frozenset({*WRAPPERS, "tee", "exec"}) - {"find"}
+_DIRECTORIES: dict[tuple[str, tuple[str, ...], Cwds, str], Cwds] = {}
+"""The directories after a plain ``cd``/``pushd``/``popd`` (bounded; pure string work)."""
+
+
+def _change_directory(name: str, args: tuple[str, ...], cwds: Cwds, home: str) -> Cwds:
+    key = (name, args, cwds, home)
+    found = _DIRECTORIES.get(key)
+    if found is None:
+        if len(_DIRECTORIES) >= 4096:
+            _DIRECTORIES.clear()
+        found = _DIRECTORIES[key] = Walker(home).change_directory(name, [Word(w) for w in args], cwds)
+    return found
 
 
 class PlainLineJudge(PathJudge):
