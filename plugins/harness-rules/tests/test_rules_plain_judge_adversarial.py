@@ -40,8 +40,8 @@ ALLOW_COMMANDS = [
 ]
 RULE_SETS: dict[str, dict[str, list[str]]] = {
     # the corpus's shape: allow lists, ask lists, command and file denials
-    "default": {"allow": ALLOW_COMMANDS, "ask": ["bash(git push *)", "bash(docker *)"],
-                "deny": ["bash(rm *)", "bash(curl *)", *DENY_FILES]},
+    "default": {"allow": [*ALLOW_COMMANDS, "bash(find *)"], "ask": ["bash(git push *)", "bash(docker *)"],
+                "deny": ["bash(rm *)", "bash(curl *)", "bash(find * -delete*)", *DENY_FILES]},
     # file denials only: nothing is ever allowed, the guard decides deny or none
     "files": {"deny": DENY_FILES},
     # asks on files and on a command with a wildcard name
@@ -89,6 +89,8 @@ def _build(base: Path) -> tuple[Path, Path, Path]:
         # dangling links (one at a name a deny rule names), a loop
         "dangling": "nowhere/at/all", "dangle_env": ".env.missing", "loop": "loop",
         "src/env_link": "../.env",
+        # names a word of the lexer's subset spells with quotes (`2'>'x`, `1'>&'2`), option-like names
+        "2>x": str(home / ".ssh" / "id_rsa"), "1>&2": ".env", "-x": ".env", "--key": "secrets/key.pem",
     }
     for name, target in links.items():
         os.symlink(target, ws / name)
@@ -158,7 +160,7 @@ COMMANDS = [
     "rg -l x", "cp", "cp -r", "cp -a", "diff", "diff -r", "sort", "sort -o", "tar cf /tmp/t.tar", "tar xf",
     "git grep x", "git diff", "git status", "git log", "git -C linkdir grep x", "git push --force", "npm run",
     "npm test", "make", "ls", "ls -la", "touch", "mkdir -p", "sed -n 1p", "stat", "python3", "uv run", "mytool",
-    "/bin/cat", "./run", "echo", "printf", "test -f", "true", "find . -name", "cmp", "mv", "rm", "curl -o",
+    "/bin/cat", "./run", "echo", "printf", "test -f", "true", "find . -name", "find .", "eval", "cat --", "cmp", "mv", "rm", "curl -o",
     "ln -s", "base64", "zip -r /tmp/z.zip", "rsync -a", "scp -r", "7z a /tmp/x.7z",
 ]
 ARGS = [
@@ -188,6 +190,10 @@ kept out of :data:`CDS` while the plain-line judge and the analysis disagree the
 :func:`test_a_lookup_error_other_than_missing_is_judged_alike`)."""
 ERRNO_ARGS = ["n" * 300]
 """An argument whose first component is longer than ``NAME_MAX`` (``ENAMETOOLONG``), same story."""
+LEXER_ARGS = ["2'>'x", "1'>&'2", "2'<'run", '0"<"a', "3'>>'y"]
+"""Words starting with a digit that hold a quoted ``<``/``>``: the fast lexer reads them as
+redirections (see :func:`test_a_digit_word_with_a_quoted_angle_bracket_is_a_word`), so
+they are kept out of :data:`ARGS` until that is fixed."""
 ENVS = ["", "", "", "", "CI=1 ", "NODE_ENV=test ", "LANG=C LC_ALL=C ", "FOO=1 ", "GIT_DIR=gitlink ", "TZ=UTC ",
         "HOME=/tmp ", "LD_PRELOAD=/x ", "A=1 B=2 "]
 REDIRECTS = [
@@ -268,7 +274,7 @@ ERRNO_LINES = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="plain judge's _missing() takes any access() failure (ELOOP, ENOTDIR, "
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="plain judge's _missing() takes any access() failure (ELOOP, ENOTDIR, "
                                        "ENAMETOOLONG) as missing; the analysis's absent() only FileNotFoundError")
 @pytest.mark.parametrize("command", ERRNO_LINES)
 def test_a_lookup_error_other_than_missing_is_judged_alike(adv: tuple[Path, Path, Path], command: str,
@@ -281,7 +287,7 @@ def test_a_lookup_error_other_than_missing_is_judged_alike(adv: tuple[Path, Path
     assert _check(policy, command, ws) == _analysed(policy, command, ws, monkeypatch)
 
 
-@pytest.mark.xfail(strict=True, reason="same cause as test_a_lookup_error_other_than_missing_is_judged_alike")
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="same cause as test_a_lookup_error_other_than_missing_is_judged_alike")
 def test_generated_lines_with_lookup_errors_get_the_verdict_of_their_analysis(
         adv: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     ws, home, _ = adv
@@ -377,7 +383,7 @@ BYPASSES = [
 ]
 
 
-@pytest.mark.xfail(strict=True, reason="the shell guard misses a denied file reached through the tracked cwd "
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="the shell guard misses a denied file reached through the tracked cwd "
                                        "(symlinked cwd + missing entry, cd -P, CDPATH, cd -/popd/pushd +N)")
 @pytest.mark.parametrize(("command", "expected"), BYPASSES)
 def test_bypasses_through_the_working_directory(adv: tuple[Path, Path, Path], command: str, expected: str,
@@ -391,3 +397,50 @@ def test_bypasses_through_the_working_directory(adv: tuple[Path, Path, Path], co
             assert decision == "deny", command
         else:
             assert decision in ("deny", "ask"), command
+
+
+# -- the fast lexer reads a digit word with a quoted `<`/`>` as a redirection (xfail) ---------
+
+LEXER_BYPASSES = [
+    # bash: eval "1>&2;rm victim;2" runs `rm victim`; the lexer drops the word as a `1>&2` duplication
+    pytest.param("eval 1'>&2;rm victim;'2", id="eval-hides-rm"),
+    # bash: find . "2>x" -delete deletes the tree; the lexer reads `2'>'x -delete` as a redirection
+    pytest.param("find . 2'>'x -delete", id="find-delete-hidden"),
+    # bash: cat "2>x" README.md reads 2>x -> ~/.ssh/id_rsa; the word vanishes from the guard
+    pytest.param("cat 2'>'x README.md", id="link-named-like-a-redirection"),
+    pytest.param("cat 1'>&'2 README.md", id="link-named-like-a-duplication"),
+]
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="_fastlex.lex reclassifies any word token starting with a digit and holding "
+                                       "'<' or '>' (even quoted) as a redirection/duplication; bashlex reads a word")
+@pytest.mark.parametrize("command", LEXER_BYPASSES)
+def test_a_digit_word_with_a_quoted_angle_bracket_is_a_word(adv: tuple[Path, Path, Path], command: str,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    ws, home, _ = adv
+    policy = _policy("default", home)
+    assert _bashlex(policy, command, ws, monkeypatch)["decision"] == "deny", command  # the reference gets it right
+    assert _check(policy, command, ws)["decision"] == "deny", command
+    assert _analysed(policy, command, ws, monkeypatch)["decision"] == "deny", command
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="same lexer cause as test_a_digit_word_with_a_quoted_angle_bracket_is_a_word")
+def test_generated_lines_with_digit_quoted_words_agree_with_the_bashlex_walk(
+        adv: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
+    ws, home, _ = adv
+    policy = _policy("default", home)
+    lines = _lines(400, 120, CDS, [*ARGS, *LEXER_ARGS, *LEXER_ARGS])
+    judged, found = _differences(policy, lines, ws, monkeypatch, bashlex=True)
+    assert judged > 60
+    assert not found, f"{len(found)} differences, first: {found[:2]}"
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="argument_paths never takes an option-like word as a path, but after `--` "
+                                       "it is one (`-x`, `--key` are links to .env and secrets/key.pem here)")
+@pytest.mark.parametrize("command", ["cat -- -x", "cat -- --key", "grep x -- -x", "wc -l -- -x"])
+def test_an_option_like_file_name_after_double_dash_is_guarded(adv: tuple[Path, Path, Path], command: str,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    ws, home, _ = adv
+    policy = _policy("default", home)
+    assert _check(policy, command, ws)["decision"] == "deny", command
+    assert _analysed(policy, command, ws, monkeypatch)["decision"] == "deny", command
