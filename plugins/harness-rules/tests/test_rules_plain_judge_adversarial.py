@@ -367,31 +367,45 @@ def test_the_guard_off_still_judges_redirections_only(adv: tuple[Path, Path, Pat
 # -- bypasses both paths share (xfail until fixed) ------------------------------------------
 
 BYPASSES = [
-    pytest.param("cd gitlink && touch newfile", "deny",
-                 id="missing-file-in-cwd-through-dir-link"),  # absent(): first component missing in the *literal* cwd
-    pytest.param("cd gitlink/hooks && cp ../../README.md pre-commit", "deny", id="git-hook-through-dir-link"),
-    pytest.param("cd -P deep && cd .. && cat key.pem", "deny", id="cd-P-then-dotdot"),  # -P ignored: `..` is lexical
-    pytest.param("cd -P deep/.. && cat key.pem", "deny", id="cd-P-dotdot-after-link"),
-    pytest.param("cd deep && cd -P .. && cat key.pem", "deny", id="cd-dotdot-with-P"),
-    pytest.param("export CDPATH=secrets; cd sub && cat x.pem", "deny", id="exported-CDPATH"),
+    # absent(): the first component is missing in the *literal* cwd, so the link the cwd goes through is never resolved
+    pytest.param("cd gitlink && touch newfile", "deny", "default", id="missing-file-in-cwd-through-dir-link"),
+    pytest.param("cd gitlink/hooks && cp ../../README.md pre-commit", "deny", "default", id="git-hook-through-dir-link"),
+    # `cd -P` is tracked as a logical `cd`: `..` folded lexically instead of stepping out of the link's target
+    pytest.param("cd -P deep && cd .. && cat key.pem", "deny", "default", id="cd-P-then-dotdot"),
+    pytest.param("cd -P deep/.. && cat key.pem", "deny", "default", id="cd-P-dotdot-after-link"),
+    pytest.param("cd deep && cd -P .. && cat key.pem", "deny", "default", id="cd-dotdot-with-P"),
+    # `cd sub` goes to $CDPATH/sub when ./sub does not exist
+    pytest.param("export CDPATH=secrets; cd sub && cat x.pem", "deny", "default", id="exported-CDPATH"),
+    # a `cd` with an environment prefix or through `command`/`builtin` changes the directory but is not tracked
+    pytest.param("CI=1 pushd linkdir && cat key.pem", "deny", "default", id="env-prefixed-pushd"),
+    pytest.param("CI=1 cd linkdir && cat key.pem", "deny", "paths", id="env-prefixed-cd"),
+    pytest.param("command cd linkdir && cat key.pem", "deny", "paths", id="command-cd"),
+    pytest.param("builtin cd linkdir && cat key.pem", "deny", "paths", id="builtin-cd"),
+    # `~+` is $PWD and `~-` is $OLDPWD; spellings() and change_directory() keep them as literal names
+    pytest.param("cat ~+/.env", "deny", "default", id="tilde-plus-is-the-cwd"),
+    pytest.param("cd ~+/linkdir && cat key.pem", "deny", "paths", id="cd-tilde-plus"),
+    pytest.param("cd linkdir && cd / && cat ~-/key.pem", "not-allow", "default", id="tilde-minus-is-oldpwd"),
     # an unknown directory (`cd -`, `popd`, `pushd +N`) is judged as the workspace root
-    pytest.param("cd linkdir && cd / && cd - && cat key.pem", "not-allow", id="cd-dash-back-into-link"),
-    pytest.param("cd - && cat key.pem", "not-allow", id="cd-dash-to-the-callers-oldpwd"),  # a kept shell's OLDPWD
-    pytest.param("cd linkdir && cd / && cd - && cat < key.pem", "not-allow", id="cd-dash-redirect"),
-    pytest.param("pushd linkdir && pushd / && popd && cat key.pem", "not-allow", id="popd-back-into-link"),
-    pytest.param("pushd linkdir && pushd / && pushd +1 && cat key.pem", "not-allow", id="pushd-plus-rotates"),
+    pytest.param("cd linkdir && cd / && cd - && cat key.pem", "not-allow", "default", id="cd-dash-back-into-link"),
+    pytest.param("cd - && cat key.pem", "not-allow", "default", id="cd-dash-to-the-callers-oldpwd"),
+    pytest.param("cd linkdir && cd / && cd - && cat < key.pem", "not-allow", "default", id="cd-dash-redirect"),
+    pytest.param("pushd linkdir && pushd / && popd && cat key.pem", "not-allow", "default", id="popd-back-into-link"),
+    pytest.param("pushd linkdir && pushd / && pushd +1 && cat key.pem", "not-allow", "default",
+                 id="pushd-plus-rotates"),
 ]
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="the shell guard misses a denied file reached through the tracked cwd "
-                                       "(symlinked cwd + missing entry, cd -P, CDPATH, cd -/popd/pushd +N)")
-@pytest.mark.parametrize(("command", "expected"), BYPASSES)
-def test_bypasses_through_the_working_directory(adv: tuple[Path, Path, Path], command: str, expected: str,
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="a denied file reached through a working directory the rules track wrongly (missing entry "
+                          "under a symlinked cwd, cd -P, CDPATH, prefixed/command/builtin cd, ~+/~-, cd -/popd/pushd +N)")
+@pytest.mark.parametrize(("command", "expected", "rules"), BYPASSES)
+def test_bypasses_through_the_working_directory(adv: tuple[Path, Path, Path], command: str, expected: str, rules: str,
                                                 monkeypatch: pytest.MonkeyPatch) -> None:
     """Each line reads or writes a denied file when bash runs it in the workspace (checked
-    by hand: ``cd -P deep && cd ..`` is ``secrets``, ``cd -`` returns to ``secrets``...)."""
+    by hand with bash 5: ``cd -P deep && cd ..`` is ``secrets``, ``cd -`` returns to
+    ``secrets``, ``CI=1 cd linkdir`` changes the directory...)."""
     ws, home, _ = adv
-    policy = _policy("default", home)
+    policy = _policy(rules, home)
     for decision in (_check(policy, command, ws)["decision"], _analysed(policy, command, ws, monkeypatch)["decision"]):
         if expected == "deny":
             assert decision == "deny", command
