@@ -109,6 +109,16 @@ DISCOVERY_DEFERRED = (
     "harness_dbos.durable_agent",
     "harness_dbos.client",
     "harness_core.agent.harness_agent",
+    # Its package imports harness_dbos.launch (for the launch function), which imports
+    # sqlite3, pickle and its SQLite stores (and the core's continuation store) when
+    # launch() runs, not at discovery.
+    "sqlite3",
+    "_sqlite3",
+    "pickle",
+    "_pickle",
+    "harness_dbos.claims",
+    "harness_dbos.runtime_records",
+    "harness_core.agent.continuation_store",
     # harness-sandbox-bwrap names its sandboxes without building the sandbox code (ctypes).
     "harness_sandbox_bwrap.sandbox",
     "ctypes",
@@ -128,6 +138,12 @@ def test_harness_plugins_builds_no_model_and_no_plugin_internals(tmp_path: Path)
         assert plugin_module in modules
     loaded = sorted({m for m in modules for d in DISCOVERY_DEFERRED if m == d or m.startswith(d + ".")})
     assert loaded == []
+
+
+def test_the_dbos_entry_point_module_imports_neither_sqlite3_nor_pickle(tmp_path: Path) -> None:
+    modules = _imported_modules("import harness_dbos.plugin", tmp_path)
+    assert "harness_dbos.launch" in modules  # the package imports it (for its launch function)
+    assert [m for m in modules if m.split(".")[0] in ("sqlite3", "_sqlite3", "pickle", "_pickle")] == []
 
 
 def test_import_harness_core_imports_no_heavy_module(tmp_path: Path) -> None:

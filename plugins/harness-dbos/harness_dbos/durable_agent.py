@@ -36,6 +36,7 @@ from harness_core import (
 
 from . import plugin as plugin_module
 from ._context import TurnRuntime, current_turn
+from ._loop import on_turn_loop
 from ._recorded import run_recorded_step
 from .inline_tool import uses_inline_records
 from .launch import claims_store, runtime_records
@@ -132,7 +133,10 @@ class DurableAgent:
     async def start_turn(self, prompt: str, *, session_id: str | None = None, workflow_id: str | None = None,
                          workspace: str | Path | None = None, resume_from: Mapping[str, Any] | None = None) -> str:
         """Start a durable turn and return its workflow id at once (the turn runs in this
-        process; another worker recovers it if this one dies).
+        process, on DBOS's event loop whatever loop calls this: the loop :func:`harness_dbos.launch`
+        was called in, else DBOS's background loop thread, where DBOS runs recovered turns too,
+        so the agent's loop-bound objects are only used on one loop; another worker recovers
+        the turn if this process dies).
 
         Args:
             prompt: the user's message.
@@ -145,6 +149,7 @@ class DurableAgent:
 
         Raises:
             TypeError: ``prompt`` is not a non-empty string (nothing is started).
+            HarnessConfigurationError: DBOS is not launched in this process.
         """
         from dbos import DBOS, SetWorkflowID
 
@@ -155,9 +160,13 @@ class DurableAgent:
         request = {"prompt": prompt, "session_id": session_id,
                    "workspace": None if workspace is None else str(workspace),
                    "resume_from": None if resume_from is None else dict(resume_from)}
-        with SetWorkflowID(workflow_id):
-            handle = await DBOS.start_workflow_async(self._workflow, request)
-        self._handles[workflow_id] = handle  # awaited directly by result() in this process
+
+        async def start() -> Any:
+            with SetWorkflowID(workflow_id):
+                return await DBOS.start_workflow_async(self._workflow, request)
+
+        # on DBOS's loop, where a recovery of this turn (or any other turn) runs too: see _loop.py
+        self._handles[workflow_id] = await on_turn_loop(start)  # awaited directly by result() here
         return workflow_id
 
     async def answer(self, workflow_id: str, *, approval_responses: Sequence[Mapping[str, Any]] = (),
@@ -179,7 +188,12 @@ class DurableAgent:
         from dbos import DBOS
 
         handle: Any = self._handles.get(workflow_id) or await DBOS.retrieve_workflow_async(workflow_id)
-        value: dict[str, Any] = await handle.get_result(polling_interval_sec=0.05)
+
+        async def wait() -> dict[str, Any]:
+            outcome: dict[str, Any] = await handle.get_result(polling_interval_sec=0.05)
+            return outcome
+
+        value = await on_turn_loop(wait)  # a started turn's handle is a task of DBOS's loop
         self._handles.pop(workflow_id, None)
         return value
 

@@ -10,19 +10,25 @@ SQLite connections run in WAL mode with ``synchronous=NORMAL`` by default: a com
 survives the process being killed (what recovery needs), not a power loss or an OS crash
 right after it; ``sqlite_synchronous="FULL"`` survives those too, at one fsync per
 recorded step (about 100 times slower on a busy virtual disk).
+
+Plugin discovery imports this module (through the package, for :func:`launch`), so it
+imports ``sqlite3``, ``pickle`` and the stores only when :func:`launch` or
+:func:`sqlite_connect_args` runs.
 """
 
 from __future__ import annotations
 
+import functools
 import os
-import sqlite3
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-from harness_core import ContinuationStore, HarnessConfigurationError
+from harness_core import HarnessConfigurationError
 
-from .claims import SqlClaimStore
-from .runtime_records import RuntimeRecords
+if TYPE_CHECKING:
+    from harness_core import ContinuationStore
+
+    from .runtime_records import RuntimeRecords
 
 __all__ = ["DATABASE_ENV", "claims_store", "runtime_records", "database_url", "destroy", "launch", "sqlite_connect_args"]
 
@@ -49,15 +55,21 @@ def database_url(url: str | None = None, *, directory: str | os.PathLike[str] | 
     return url
 
 
-class _WalConnection(sqlite3.Connection):
-    """A sqlite3 connection in WAL mode with ``synchronous`` set to :attr:`synchronous`."""
+@functools.cache
+def _wal_connection() -> type[Any]:
+    """``_WalConnection``: a sqlite3 connection in WAL mode with ``synchronous`` set to its
+    class attribute ``synchronous`` (defined on first use: ``sqlite3`` loads then)."""
+    import sqlite3
 
-    synchronous = "NORMAL"
+    class _WalConnection(sqlite3.Connection):
+        synchronous = "NORMAL"
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.execute("PRAGMA journal_mode=WAL")
-        self.execute(f"PRAGMA synchronous={self.synchronous}")
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            self.execute("PRAGMA journal_mode=WAL")
+            self.execute(f"PRAGMA synchronous={self.synchronous}")
+
+    return _WalConnection
 
 
 def sqlite_connect_args(synchronous: Literal["NORMAL", "FULL"] = "NORMAL") -> dict[str, Any]:
@@ -68,7 +80,7 @@ def sqlite_connect_args(synchronous: Literal["NORMAL", "FULL"] = "NORMAL") -> di
     """
     if synchronous not in ("NORMAL", "FULL"):
         raise HarnessConfigurationError("harness-dbos: sqlite_synchronous must be 'NORMAL' or 'FULL'")
-    factory = type(f"_WalConnection{synchronous.title()}", (_WalConnection,), {"synchronous": synchronous})
+    factory = type(f"_WalConnection{synchronous.title()}", (_wal_connection(),), {"synchronous": synchronous})
     return {"factory": factory}
 
 
@@ -87,6 +99,9 @@ def launch(url: str | None = None, *, name: str = "harness", directory: str | os
         config: more ``DBOSConfig`` keys.
     """
     from dbos import DBOS, DBOSConfig
+
+    from .claims import SqlClaimStore
+    from .runtime_records import RuntimeRecords
 
     global _claims, _records
     resolved = database_url(url, directory=directory)

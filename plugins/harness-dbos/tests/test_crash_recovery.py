@@ -192,11 +192,6 @@ def test_two_workers_recovering_the_same_turn_at_once_run_it_once(make_workers, 
         _assert_one_finish(workers, workflow_id, tool_results=3)
 
 
-@pytest.mark.xfail(strict=False, reason=(
-    "open bug: a worker launched while another process still runs the same turn (same executor id) takes the "
-    "turn over, and the built-in runtime in the new execution fails with 'asyncio.Event ... is bound to a "
-    "different event loop' (runtime-crashed), so the turn ends in error instead of finishing; seen in CI and "
-    "at low load, passed under heavy load; docs/durable.md: one executor id per worker"))
 @pytest.mark.parametrize("database_url", ["sqlite", "postgres"], indirect=True)
 def test_a_worker_launched_while_another_process_runs_the_turn_takes_it_over_at_most_once(
         make_workers, workflow_id, tmp_path):
@@ -204,7 +199,11 @@ def test_a_worker_launched_while_another_process_runs_the_turn_takes_it_over_at_
     # process is running. DBOS hands the turn to a new execution and stops the old one at its
     # next recorded step; the tool the old one was running when it lost the turn finishes
     # there once, is not run again by the new owner (its start claim), and the model is told
-    # so. The turn finishes once; every tool ran once.
+    # so. The turn finishes once; every tool ran once. The new execution runs in whichever
+    # process dequeues it first, usually the starter itself: there it runs on DBOS's loop, and
+    # so did the first execution (start_turn hands turns to that loop); it used to run on the
+    # starter's asyncio.run loop, and the new execution's model request then failed on the
+    # shared model client's pooled connection ("... bound to a different event loop").
     gate = tmp_path / "gate"
     script = [ModelTurn("One.", tool_calls=[ToolCallSpec("record", {"text": "one"})]),
               ModelTurn("Two.", tool_calls=[ToolCallSpec("record", {"text": "two"})]),

@@ -129,6 +129,24 @@ def test_database_urls(tmp_path, monkeypatch) -> None:
         harness_dbos.database_url("mysql://x")
 
 
+@pytest.mark.parametrize(("level", "number"), [("NORMAL", 1), ("FULL", 2)])
+def test_sqlite_connections_run_in_wal_mode_at_the_synchronous_level(tmp_path, level: str, number: int) -> None:
+    import sqlite3
+
+    from harness_dbos.launch import sqlite_connect_args
+
+    factory = sqlite_connect_args(level)["factory"]  # type: ignore[arg-type]
+    assert issubclass(factory, sqlite3.Connection)
+    connection = sqlite3.connect(tmp_path / "wal.sqlite", factory=factory)
+    try:
+        assert connection.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+        assert connection.execute("PRAGMA synchronous").fetchone() == (number,)
+    finally:
+        connection.close()
+    with pytest.raises(HarnessConfigurationError, match="sqlite_synchronous"):
+        sqlite_connect_args("OFF")  # type: ignore[arg-type]
+
+
 def test_answers_message_and_its_key() -> None:
     message, key = harness_dbos.answers_message([{"approval_id": "a", "approved": True}])
     assert message == {"approval_responses": [{"approval_id": "a", "approved": True}], "tool_results": []}

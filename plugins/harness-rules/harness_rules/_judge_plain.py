@@ -193,8 +193,8 @@ class PlainLineJudge(PathJudge):
                     if len(_ARGUMENTS) >= 8192:
                         _ARGUMENTS.clear()
                     found = _ARGUMENTS[text] = _argument(text)
-                paths, because = found
-                for path, glob, first in paths:
+                candidates, because = found
+                for path, glob, first in candidates:
                     if cwd is not None and first is not None and _missing(cwd + "/" + first, lstats) \
                             and not deny_paths.may_match_path(normalize(cwd + "/" + path), False, bases):
                         tally.parts += 1  # names nothing, and no deny rule names it as written

@@ -203,3 +203,25 @@ def test_leading_dotdot_patterns_anchor_above_the_root(layout: Layout) -> None:
     assert policy.check("read", {"file_path": "src/out_link"}, workspace_root=layout.ws).decision == "deny"
     assert policy.check("read", {"file_path": f"{layout.outside}/dir/data.txt"},
                         workspace_root=layout.ws).decision == "deny"
+
+
+def test_wildcard_expansion_gives_what_glob_gives(tmp_path: Path) -> None:
+    """``expand_glob`` (the judge's one-component fast path) against :func:`glob.glob` on
+    hidden names, brackets, negations, unclosed brackets, symlinks and 3,000 random patterns."""
+    import glob
+    import random
+
+    from harness_rules._judge_paths import expand_glob
+
+    for name in [".env", ".env.x", "a.py", "b.py", "test_1.py", "test_12.py", "[x]", "x*y", ".hidden", "ab", "a?b",
+                 "-dash", "ü.txt", "a.b.c", "A.PY"]:
+        (tmp_path / name).write_text("")
+    (tmp_path / "dir").mkdir()
+    (tmp_path / "lnk").symlink_to(".env")
+    rng = random.Random(5)
+    patterns = ["*", "*.py", ".*", ".e*", "[ab].py", "[!a].py", "?.py", "[x]", "[", "[]", "**", "*/", ".", "..",
+                "\\*", "[a-", "-*", "dir*", "l*", "nothing*"]
+    patterns += ["".join(rng.choice("*?[]!.-a_ b1") for _ in range(rng.randint(1, 6))) for _ in range(3000)]
+    for pattern in patterns:
+        assert expand_glob(pattern, str(tmp_path)) == glob.glob(pattern, root_dir=tmp_path), pattern
+    assert expand_glob("*", str(tmp_path / "missing")) == []
