@@ -475,3 +475,26 @@ def test_file_operands_in_other_forms_are_guarded(adv: tuple[Path, Path, Path], 
     policy = _policy(rules, home)
     assert _check(policy, command, ws)["decision"] == "deny", command
     assert _analysed(policy, command, ws, monkeypatch)["decision"] == "deny", command
+
+
+GLOBS = [
+    "cat .[[:alpha:]]nv",  # POSIX character class
+    "cat .[[:lower:]]n?",
+    "cat lin[[:alpha:]]dir/key.pem",  # through the link to secrets/
+    "cat .[[=e=]]nv",  # equivalence class
+    "cat .e[^x]v",  # `^` negates like `!` in bash
+    "cat < .e[^x]v",
+    "echo x > .gi[[:alpha:]]/config",  # a redirection target expands when it matches one file
+]
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="wildcards are expanded with fnmatch, which has no [[:class:]], [[=e=]] or [^...]; bash "
+                          "expands each of these to .env / secrets/key.pem / .git/config")
+@pytest.mark.parametrize("command", GLOBS)
+def test_bash_bracket_expressions_are_expanded_like_bash(adv: tuple[Path, Path, Path], command: str,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    ws, home, _ = adv
+    policy = _policy("default", home)
+    assert _check(policy, command, ws)["decision"] == "deny", command
+    assert _analysed(policy, command, ws, monkeypatch)["decision"] == "deny", command
