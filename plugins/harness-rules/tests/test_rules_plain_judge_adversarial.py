@@ -498,3 +498,17 @@ def test_bash_bracket_expressions_are_expanded_like_bash(adv: tuple[Path, Path, 
     policy = _policy("default", home)
     assert _check(policy, command, ws)["decision"] == "deny", command
     assert _analysed(policy, command, ws, monkeypatch)["decision"] == "deny", command
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="`ln -s TARGET LINK` is guarded with TARGET relative to the cwd, but the kernel reads it "
+                          "relative to LINK's directory: the line links to .env and reads it through the new link")
+@pytest.mark.parametrize("command", ["ln -s ../.env src/x && cat src/x",
+                                     "ln -s ../../secrets/key.pem src/lib/k && cat src/lib/k"])
+def test_a_relative_link_target_is_read_from_the_link_directory(adv: tuple[Path, Path, Path], command: str,
+                                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """(``cd src && ln -s ../.env x`` is denied: there the two directories are the same.)"""
+    ws, home, _ = adv
+    policy = _policy("wild", home)
+    assert _check(policy, command, ws)["decision"] == "deny", command
+    assert _analysed(policy, command, ws, monkeypatch)["decision"] == "deny", command
