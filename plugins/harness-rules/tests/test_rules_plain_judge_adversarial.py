@@ -203,7 +203,7 @@ REDIRECTS = [
     "< loop/x", "> newfile", "< key.pem", "2> log", "> dangle_env", "< dangling", "> '~'/x", "3< README.md",
     "> out/*", "< README.md",
 ]
-JOINERS = [" && ", " && ", " || ", "; ", " | ", "\n", " & ", ";"]
+JOINERS = [" && ", " && ", " || ", "; ", " | ", "\n", " & ", ";", " # a note\n", "\t&&\t", " ;\n\n", "&&"]
 
 
 def _segment(rng: random.Random, cds: Sequence[str], args: Sequence[str]) -> str:
