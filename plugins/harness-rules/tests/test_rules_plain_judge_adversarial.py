@@ -15,7 +15,13 @@ Three kinds of checks:
 * absolute: known-dangerous shapes get the decision the docs promise, whichever path
   judges them.
 
-Cases that fail today are kept as ``xfail(strict=True)`` tests with the reason.
+Cases that fail today are kept as ``xfail(strict=True)`` tests with the reason, and their
+shapes (:data:`ERRNO_CDS`, :data:`ERRNO_ARGS`, :data:`LEXER_ARGS`) are kept out of the
+passing generated tests until fixed: lookup errors other than "missing" judged differently
+by the two paths, the fast lexer reading a digit word with a quoted ``<``/``>`` as a
+redirection, working directories tracked wrongly, file operands in other forms (``--``,
+``dd if=``, ``@file``), bracket expressions fnmatch does not know, and relative ``ln -s``
+targets. Every bypass was run with bash 5 to confirm it reaches the denied file.
 """
 
 from __future__ import annotations
@@ -235,10 +241,10 @@ def test_generated_lines_get_the_verdict_of_their_analysis(adv: tuple[Path, Path
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     ws, home, _ = adv
     policy = _policy(rules, home, guard=guard)
-    commands = _lines(sorted(RULE_SETS).index(rules) * 2 + guard, 900)
+    commands = _lines(sorted(RULE_SETS).index(rules) * 2 + guard, 1400)
     judged, found = _differences(policy, commands, ws, monkeypatch)
     assert not found, f"{len(found)} differences, first: {found[:3]}"
-    assert judged > 600  # most generated lines are plain
+    assert judged > 850  # most generated lines are plain
 
 
 @pytest.mark.parametrize("rules", ["default", "wild"])
