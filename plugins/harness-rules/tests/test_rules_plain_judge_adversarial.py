@@ -518,3 +518,15 @@ def test_a_relative_link_target_is_read_from_the_link_directory(adv: tuple[Path,
     policy = _policy("wild", home)
     assert _check(policy, command, ws)["decision"] == "deny", command
     assert _analysed(policy, command, ws, monkeypatch)["decision"] == "deny", command
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="`date` is in NO_FILE_COMMANDS, but `date -f FILE` reads FILE and prints each line it "
+                          "cannot parse (`date: invalid date 'TOKEN=...'`)")
+@pytest.mark.parametrize("command", ["date -f .env", "date --file=.env", "date -f run"])
+def test_date_reading_a_file_is_guarded(adv: tuple[Path, Path, Path], command: str,
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    ws, home, _ = adv
+    policy = _policy("wild", home)
+    assert _check(policy, command, ws)["decision"] == "deny", command
+    assert _analysed(policy, command, ws, monkeypatch)["decision"] == "deny", command
