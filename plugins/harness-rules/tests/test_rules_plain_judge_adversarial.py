@@ -93,7 +93,8 @@ def _build(base: Path) -> tuple[Path, Path, Path]:
         "linkdir": "secrets", "deep": "secrets/sub", "gitlink": ".git", "outlink": str(outside),
         "sshlink": str(home / ".ssh"), "homelink": str(home),
         # dangling links (one at a name a deny rule names), a loop
-        "dangling": "nowhere/at/all", "dangle_env": ".env.missing", "loop": "loop",
+        "dangling": "nowhere/at/all", "dangle_env": ".env.missing", "gitdangle": ".git/hooks/post-checkout",
+        "loop": "loop",
         "src/env_link": "../.env",
         # names a word of the lexer's subset spells with quotes (`2'>'x`, `1'>&'2`), option-like names
         "2>x": str(home / ".ssh" / "id_rsa"), "1>&2": ".env", "-x": ".env", "--key": "secrets/key.pem",
@@ -175,7 +176,7 @@ ARGS = [
     "linkdir/", "linkdir/key.pem", "lin*/k*", "linkdir/sub/..", "deep", "deep/..", "deep/../key.pem", "deep/x.pem",
     "gitlink", "gitlink/config", "gitlink/newfile", "gitlink/hooks/pre-commit", "outlink", "outlink/../ws/.env",
     "outlink/dir/data.txt", "outlink/.env", "sshlink/id_rsa", "homelink/.ssh/id_rsa", "dangling", "dangling/x",
-    "dangle_env", "loop", "loop/x", f"c{CHAIN}", f"c{CHAIN}/key.pem", "c3/key.pem", "'~'", "'~/.ssh/id_rsa'",
+    "dangle_env", "gitdangle", "loop", "loop/x", f"c{CHAIN}", f"c{CHAIN}/key.pem", "c3/key.pem", "'~'", "'~/.ssh/id_rsa'",
     "'~'/.ssh/id_rsa", '"~"/.ssh', "secrets", "secrets/", "secrets/*", "secrets/sub/x.pem", "src", "src/a.py",
     "src/env_link", "src/lib/mod1.py", "README.md", "README.md/x", "nothere", "nothere/deeper", "key.pem",
     "x.pem", "id_rsa", "config", "newfile", "../ws/.env", "../.env", "../../.env", "../outside/.env",
@@ -326,7 +327,8 @@ DENIED = [
     "cat < run", "cat < a", "wc -l < linkdir/key.pem", "cat 0< f", "cat < .e?v", "echo x > gitlink/newfile",
     "echo x >> status", "cd gitlink/hooks && echo x > pre-commit", "cat README.md 2>&1 < .env",
     "cat notes.txt | grep x linkdir/key.pem", "cat notes.txt &> out/log < run", "echo x | wc -l < .env",
-    "touch gitlink/newfile", "cd gitlink && touch config",
+    "touch gitlink/newfile", "cd gitlink && touch config", "echo x > gitdangle", "touch gitdangle",
+    "cp README.md gitdangle", "mkdir -p gitlink/x",
 ]
 ASKED = ["cat loop/x", f"cat c{CHAIN}/key.pem", "cat /dev/fd/3", "cat < /dev/fd/3", "echo x > /dev/fd/3 < README.md",
          "LD_PRELOAD=/x cat README.md"]
