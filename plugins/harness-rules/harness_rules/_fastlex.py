@@ -132,7 +132,7 @@ def lex(text: str) -> list[Line] | None:
         first = token[0]
         kind = _KINDS.get(first, "word")
         if kind == "word":
-            if first.isdigit() and ("<" in token or ">" in token):
+            if first.isdigit() and token[1:2] in ("<", ">"):  # `2>`, `0<`, `2>&1`; never a quoted `2'>'x`
                 kind = "dup" if token[-1].isdigit() else "redir"
         elif kind == "ws":
             continue

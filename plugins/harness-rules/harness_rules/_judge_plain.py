@@ -264,15 +264,20 @@ def _argument(text: str) -> tuple[tuple[tuple[str, bool, str | None], ...], str 
 
 
 def _missing(path: str, memo: Memo) -> bool:
-    """True when nothing exists at ``path`` (no entry, not even a dangling symlink); an entry
-    the policy cannot look up counts as missing, as :func:`~harness_rules._resolve.resolve`
-    reads it. Remembered for the decision (``None``: missing)."""
+    """True when nothing exists at ``path`` (no entry, not even a dangling symlink: the
+    lookup fails with "no such file"); any other failure (a loop of links, a file where a
+    directory should be, a name too long) is not "missing": the path is resolved, as
+    :func:`absent` does. The ``lstat`` result is remembered for the decision."""
     if path in memo:
         return memo[path] is None
-    if os.access(path, os.F_OK, follow_symlinks=False):
-        return False  # exists: its resolution looks it up
-    memo[path] = None
-    return True
+    try:
+        memo[path] = os.lstat(path)
+        return False
+    except FileNotFoundError:
+        memo[path] = None
+        return True
+    except (OSError, ValueError):
+        return False
 
 
 def _suffixes(name: str, words: list[str], pool: Pool) -> tuple[Suffixes, ...]:

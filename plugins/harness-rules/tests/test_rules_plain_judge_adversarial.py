@@ -193,14 +193,14 @@ CDS = [
 ERRNO_CDS = ["cd loop", f"cd c{CHAIN}", "cd test", "cd linkdir/key.pem"]
 """Working directories whose entries fail to look up with an error other than "missing"
 (``ELOOP``: a link loop or a chain longer than 40 links; ``ENOTDIR``: a link to a file):
-kept out of :data:`CDS` while the plain-line judge and the analysis disagree there (see
-:func:`test_a_lookup_error_other_than_missing_is_judged_alike`)."""
+once judged apart by the plain-line judge and the analysis (see
+:func:`test_a_lookup_error_other_than_missing_is_judged_alike`); part of the generated lines."""
 ERRNO_ARGS = ["n" * 300]
 """An argument whose first component is longer than ``NAME_MAX`` (``ENAMETOOLONG``), same story."""
 LEXER_ARGS = ["2'>'x", "1'>&'2", "2'<'run", '0"<"a', "3'>>'y"]
 """Words starting with a digit that hold a quoted ``<``/``>``: the fast lexer reads them as
-redirections (see :func:`test_a_digit_word_with_a_quoted_angle_bracket_is_a_word`), so
-they are kept out of :data:`ARGS` until that is fixed."""
+redirections until it was fixed (see :func:`test_a_digit_word_with_a_quoted_angle_bracket_is_a_word`);
+part of the generated lines."""
 ENVS = ["", "", "", "", "CI=1 ", "NODE_ENV=test ", "LANG=C LC_ALL=C ", "FOO=1 ", "GIT_DIR=gitlink ", "TZ=UTC ",
         "HOME=/tmp ", "LD_PRELOAD=/x ", "A=1 B=2 "]
 REDIRECTS = [
@@ -223,7 +223,8 @@ def _segment(rng: random.Random, cds: Sequence[str], args: Sequence[str]) -> str
     return " ".join(words)
 
 
-def _lines(seed: int, count: int, cds: Sequence[str] = CDS, args: Sequence[str] = ARGS) -> list[str]:
+def _lines(seed: int, count: int, cds: Sequence[str] = (*CDS, *ERRNO_CDS),
+           args: Sequence[str] = (*ARGS, *ERRNO_ARGS, *LEXER_ARGS)) -> list[str]:
     """``count`` random lines of one to four segments (a ``cd``-like command, or a command
     with an environment prefix, arguments and redirections) joined by operators."""
     rng = random.Random(seed)
@@ -270,7 +271,7 @@ def test_generated_lines_agree_with_the_bashlex_walk(adv: tuple[Path, Path, Path
     assert judged > 330
 
 
-# -- known discrepancies between the two paths (xfail until fixed) -----------------------------
+# -- lookup errors other than "missing" (once judged apart by the two paths) ------------------
 
 ERRNO_LINES = [
     "cd loop && cat x",  # ELOOP: a link to itself
@@ -281,8 +282,6 @@ ERRNO_LINES = [
 ]
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="plain judge's _missing() takes any access() failure (ELOOP, ENOTDIR, "
-                                       "ENAMETOOLONG) as missing; the analysis's absent() only FileNotFoundError")
 @pytest.mark.parametrize("command", ERRNO_LINES)
 def test_a_lookup_error_other_than_missing_is_judged_alike(adv: tuple[Path, Path, Path], command: str,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
@@ -294,7 +293,6 @@ def test_a_lookup_error_other_than_missing_is_judged_alike(adv: tuple[Path, Path
     assert _check(policy, command, ws) == _analysed(policy, command, ws, monkeypatch)
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="same cause as test_a_lookup_error_other_than_missing_is_judged_alike")
 def test_generated_lines_with_lookup_errors_get_the_verdict_of_their_analysis(
         adv: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     ws, home, _ = adv
@@ -421,7 +419,7 @@ def test_bypasses_through_the_working_directory(adv: tuple[Path, Path, Path], co
             assert decision in ("deny", "ask"), command
 
 
-# -- the fast lexer reads a digit word with a quoted `<`/`>` as a redirection (xfail) ---------
+# -- a digit word with a quoted `<`/`>` is a word (the fast lexer once read a redirection) ----
 
 LEXER_BYPASSES = [
     # bash: eval "1>&2;rm victim;2" runs `rm victim`; the lexer drops the word as a `1>&2` duplication
@@ -434,8 +432,6 @@ LEXER_BYPASSES = [
 ]
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="_fastlex.lex reclassifies any word token starting with a digit and holding "
-                                       "'<' or '>' (even quoted) as a redirection/duplication; bashlex reads a word")
 @pytest.mark.parametrize("command", LEXER_BYPASSES)
 def test_a_digit_word_with_a_quoted_angle_bracket_is_a_word(adv: tuple[Path, Path, Path], command: str,
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
@@ -446,7 +442,6 @@ def test_a_digit_word_with_a_quoted_angle_bracket_is_a_word(adv: tuple[Path, Pat
     assert _analysed(policy, command, ws, monkeypatch)["decision"] == "deny", command
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="same lexer cause as test_a_digit_word_with_a_quoted_angle_bracket_is_a_word")
 def test_generated_lines_with_digit_quoted_words_agree_with_the_bashlex_walk(
         adv: tuple[Path, Path, Path], monkeypatch: pytest.MonkeyPatch) -> None:
     ws, home, _ = adv
