@@ -72,7 +72,7 @@ def fast_analysis(command: str, cwd: str, home: str) -> ShellAnalysis | None:
     Returns:
         The :class:`ShellAnalysis` the walker would build, or ``None``.
     """
-    if "GLOBIGNORE" in command or "\x00" in command:
+    if "GLOBIGNORE" in command or "CDPATH" in command or "\x00" in command:
         return None
     lines = lexed(command)
     if lines is None:
@@ -123,7 +123,7 @@ class _Lane:
         if words and words[0] == "exec":
             raise _Decline
         label = " ".join(assignments + words) if assignments else " ".join(words)
-        if "GLOBIGNORE" in label:  # spelled with quotes inside (`export "GLOB""IGNORE=x"`)
+        if "GLOBIGNORE" in label or "CDPATH" in label:  # spelled with quotes inside (`export "GLOB""IGNORE=x"`)
             raise _Decline
         for rtype, fd, target, _raw in cmd.redirects:
             if rtype == ">&":
@@ -143,8 +143,8 @@ class _Lane:
             return cwds
         first = words[0]
         name = first.rpartition("/")[2]
-        if name in ("cd", "pushd", "popd") and not assignments:
-            self.units.append(make_unit((), words, False))
+        if name in ("cd", "pushd", "popd") and not any(code_env(a.partition("=")[0]) for a in assignments):
+            self.units.append(make_unit(assignments, words, False))
             return self.walker.change_directory(name, [Word(w) for w in words[1:]], cwds)
         kind = command_kind(assignments, words, cmd.raws, stdin, unwrap=False)
         if kind is None:

@@ -86,6 +86,9 @@ class PathJudge:
                     for sp in spellings(one, cwd or root, self.home, bases, tally.lstats):
                         spelled.setdefault(sp.path, sp)
             spells = list(spelled.values())
+        if uncertain and (pool.deny or pool.ask):  # relative to a directory known only at run time
+            tally.unsure.append(f"{f'path `{raw}`' if origin is None else f'`{raw}` ({origin})'}: the directory it is "
+                                "relative to is only known at run time")
         if deny_only and not probe and not pool.deny_paths.may_match(spells, bases):
             for sp in spells:
                 if sp.unknown:
@@ -112,7 +115,8 @@ class PathJudge:
         if deny_only or not required:
             return
         if uncertain:
-            tally.unsure.append(f"{shown}: the directory it is relative to is only known at run time")
+            if not (pool.deny or pool.ask):
+                tally.unsure.append(f"{shown}: the directory it is relative to is only known at run time")
             return
         for sp in spells:
             if not sp.is_dir and not pool.allow_paths.may_match((sp,), bases):

@@ -23,13 +23,14 @@ import os
 from functools import lru_cache
 from typing import Final
 
+from ._builtins import code_env
 from ._fastlane import command_kind, plain_arguments, reads_trees
 from ._fastlex import Line, Plain, lexed
 from ._judge_paths import PathJudge
 from ._paths import Bases, normalize
 from ._plain_walk import PlainWalk
 from ._pool import Pool, Tally, UnitMatches, match_unit
-from ._resolve import Memo
+from ._resolve import Memo, resolve
 from ._units import GLOB, MAX_COMMAND_CHARS, OUTPUT_REDIRECTS, Cwds, dev_sink, text_suffixes
 from ._walk_commands import argument_paths, unit_forms
 from ._walk_words import Stdin
@@ -37,7 +38,7 @@ from ._walker import Walker, may_redefine_output
 from ._words import Suffixes, Word
 from ._wrappers import WRAPPERS, subcommand_index
 
-__all__ = ["NO_FILE_COMMANDS", "Job", "PlainLineJudge", "absent", "plain_jobs"]
+__all__ = ["NO_FILE_COMMANDS", "Job", "PlainLineJudge", "absent", "named_as_written", "plain_jobs"]
 
 NO_FILE_COMMANDS: Final = frozenset({
     "echo", "printf", "true", "false", ":", "test", "[", "basename", "dirname", "which", "type", "export",
@@ -72,7 +73,7 @@ def plain_jobs(command: str, cwd: str, home: str) -> tuple[Job, ...] | None:
         cwd: the absolute directory it starts in.
         home: the home directory (``cd`` without an operand).
     """
-    if len(command) > MAX_COMMAND_CHARS or "GLOBIGNORE" in command or "\x00" in command:
+    if len(command) > MAX_COMMAND_CHARS or "GLOBIGNORE" in command or "CDPATH" in command or "\x00" in command:
         return None
     lines = lexed(command)
     if lines is None or _wraps(lines):
@@ -83,14 +84,15 @@ def plain_jobs(command: str, cwd: str, home: str) -> tuple[Job, ...] | None:
         assignments, words = cmd.assignments, cmd.words
         if not words or words[0] == "exec":
             raise _Decline
-        if "GLOBIGNORE" in " ".join(assignments + words):  # spelled with quotes inside
+        label = " ".join(assignments + words)
+        if "GLOBIGNORE" in label or "CDPATH" in label:  # spelled with quotes inside
             raise _Decline
         for rtype, fd, _target, _raw in cmd.redirects:
             if rtype != ">&" and rtype not in OUTPUT_REDIRECTS and (fd is None or fd == 0):
                 stdin = _FILE
         first = words[0]
         name = first.rpartition("/")[2]
-        if name in ("cd", "pushd", "popd") and not assignments:
+        if name in ("cd", "pushd", "popd") and not any(code_env(a.partition("=")[0]) for a in assignments):
             jobs.append((cmd, cwds, None))
             return _change_directory(name, tuple(words[1:]), cwds, home)
         kind = command_kind(assignments, words, cmd.raws, stdin)
@@ -216,7 +218,6 @@ class PlainLineJudge(PathJudge):
             origin = f"an argument of `{name}`"
             cwd = cwds[0] if len(cwds) == 1 else None
             lstats = tally.lstats
-            deny_paths = guard.deny_paths
             for text in args:
                 found = _ARGUMENTS.get(text)
                 if found is None:
@@ -226,7 +227,7 @@ class PlainLineJudge(PathJudge):
                 candidates, because = found
                 for path, glob, first in candidates:
                     if cwd is not None and first is not None and _missing(cwd + "/" + first, lstats) \
-                            and not deny_paths.may_match_path(normalize(cwd + "/" + path), False, bases):
+                            and not named_as_written(cwd, path, guard, bases, lstats):
                         tally.parts += 1  # names nothing, and no deny rule names it as written
                         continue
                     self._path(path, cwds, guard, tally, bases, required=False, origin=origin, glob=glob,
@@ -318,4 +319,15 @@ def absent(raw: str, cwd: str | None, pool: Pool, bases: Bases, memo: Memo) -> b
             memo[path] = None
         except (OSError, ValueError):
             return False
-    return not pool.deny_paths.may_match_path(normalize(cwd + "/" + raw), False, bases)
+    return not named_as_written(cwd, raw, pool, bases, memo)
+
+
+def named_as_written(cwd: str, raw: str, pool: Pool, bases: Bases, memo: Memo) -> bool:
+    """True when a deny rule of ``pool`` matches the relative path ``raw`` as written below
+    ``cwd``, or below ``cwd`` with its symlinks resolved (``cd gitlink && touch new``
+    creates ``.git/new``): what a path whose first component does not exist yet may be."""
+    deny = pool.deny_paths
+    if deny.may_match_path(normalize(cwd + "/" + raw), False, bases):
+        return True
+    real = bases.workspace[-1] if cwd == bases.workspace[0] else resolve(cwd, cwd, bases.anchors, memo).path
+    return real != cwd and deny.may_match_path(normalize(real + "/" + raw), False, bases)

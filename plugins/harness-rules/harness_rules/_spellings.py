@@ -49,6 +49,15 @@ def spellings(raw: str, cwd: str, home: str, bases: Bases | None = None, memo: M
         candidates.append(home + raw[1:])
         if os.path.lexists(os.path.join(cwd, "~")):
             candidates.append(os.path.join(cwd, raw))
+    elif raw in ("~+", "~-") or raw.startswith(("~+/", "~-/")):  # $PWD, $OLDPWD
+        literal = os.path.join(cwd, raw)
+        if raw[1] == "+":
+            candidates.append(cwd + raw[2:])
+        else:
+            unknown = "`~-` is the previous working directory (`$OLDPWD`), only known at run time"
+            return (Spelling(normalize(literal), False, False, unknown),)
+        if os.path.lexists(os.path.join(cwd, raw[:2])):  # a file named `~+` (a quoted word)
+            candidates.append(literal)
     elif raw.startswith("~"):
         expanded = os.path.expanduser(raw)
         candidates.append(expanded if expanded != raw else os.path.join(cwd, raw))

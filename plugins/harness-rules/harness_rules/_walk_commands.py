@@ -56,6 +56,9 @@ class CommandWalker(RedirectReader):
             return
         name = words[0].text.rpartition('/')[2]
         args = list(words[1:])
+        if name in ("cd", "pushd", "popd"):  # reached through a wrapper (`command cd`, `builtin cd`): not followed
+            self.opaque.append(Opaque(label, "a directory change through a wrapper is not followed, so where later "
+                                             "commands run is not known here", kind="read"))
         hidden = [a for a in assignments if code_env(a.text.partition("=")[0])]
         if hidden:
             self.env_code(hidden, assignments, words, cwds, depth, label)

@@ -7,6 +7,7 @@ import posixpath
 from collections.abc import Sequence
 from typing import Any
 
+from ._builtins import code_env
 from ._units import (
     PROXY_NAMES,
     CommandUnit,
@@ -14,7 +15,7 @@ from ._units import (
     safe_env,
 )
 from ._walk_commands import CommandWalker
-from ._walk_words import GLOBIGNORE_OPAQUE, Stdin, Unsupported
+from ._walk_words import Stdin, Unsupported, behaviour_opaques
 from ._words import Word, texts
 
 __all__ = ["SimpleWalker"]
@@ -85,8 +86,7 @@ class SimpleWalker(CommandWalker):
             else:
                 raise Unsupported(f"unsupported part {part.kind!r} in a simple command")
         label = " ".join(texts(assignments + words)) or "(redirection)"
-        if "GLOBIGNORE" in label:  # spelled with quotes inside (`export "GLOB""IGNORE=x"`)
-            self.opaque.append(GLOBIGNORE_OPAQUE)
+        self.opaque.extend(behaviour_opaques(label))  # spelled with quotes inside (`export "GLOB""IGNORE=x"`)
         stdin = self.stdin if self.stdin.kind != "inherited" or self.exec_stdin is None else self.exec_stdin
         for redirect in redirects:
             stdin = self.redirect(redirect, cwds, depth, label) or stdin
@@ -98,8 +98,8 @@ class SimpleWalker(CommandWalker):
                 self.assignment_only(assignments)
             return cwds
         name = words[0].text.rpartition('/')[2]
-        if name in ("cd", "pushd", "popd") and not assignments:
-            self.units.append(self.unit([], words, cwds, required=False))
+        if name in ("cd", "pushd", "popd") and not any(code_env(a.text.partition("=")[0]) for a in assignments):
+            self.units.append(self.unit(assignments, words, cwds, required=False))  # `CI=1 cd x` changes it too
             return self.change_directory(name, words[1:], cwds)
         self.command(assignments, words, cwds, depth, stdin=stdin)
         return cwds
@@ -112,8 +112,16 @@ class SimpleWalker(CommandWalker):
         self.units.append(CommandUnit(text, (text,), (text,), required=not neutral))
 
     def change_directory(self, name: str, args: Sequence[Word], cwds: Cwds) -> Cwds:
+        """The directories after ``cd``/``pushd``/``popd`` with ``args``: ``(None,)`` (only
+        known at run time) for ``popd``, a stack rotation (``pushd +1``), ``cd -``, an option
+        other than ``-L`` (``-P`` resolves links first, so ``..`` leaves a link's target), a
+        computed operand, ``~+``/``~-``/``~user``."""
         operands = [a for a in args if not (a.text.startswith("-") and len(a.text) > 1)]
+        if any(a.text.startswith("-") and len(a.text) > 1 and a.text not in ("-L", "--") for a in args):
+            return (None,)
         if name == "popd" or len(operands) > 1:
+            return (None,)
+        if name == "pushd" and operands and operands[0].text[:1] in ("+", "-"):
             return (None,)
         if not operands:
             return (self.home,) if name == "cd" else (None,)
@@ -123,6 +131,8 @@ class SimpleWalker(CommandWalker):
         path = target.text
         if target.tilde and (path == "~" or path.startswith("~/")):
             path = self.home + path[1:]
+        elif target.tilde and path.startswith("~"):
+            return (None,)  # `~+` ($PWD), `~-` ($OLDPWD), `~user`
         out: list[str | None] = []
         for cwd in cwds:
             if posixpath.isabs(path):

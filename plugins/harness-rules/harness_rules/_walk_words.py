@@ -23,7 +23,7 @@ from ._units import (
 )
 from ._words import Word, texts
 
-__all__ = ["GLOBIGNORE_OPAQUE", "INHERITED", "Stdin", "Unsupported", "WordReader", "literal_print"]
+__all__ = ["BEHAVIOUR_VARIABLES", "CDPATH_OPAQUE", "GLOBIGNORE_OPAQUE", "INHERITED", "behaviour_opaques", "Stdin", "Unsupported", "WordReader", "literal_print"]
 
 _ECHO_FLAGS: Final = re.compile(r"-[neE]+")
 _UNSAFE_LITERAL: Final = re.compile(r"[\\*?\[{~]")
@@ -47,6 +47,17 @@ INHERITED: Final = Stdin("inherited")
 GLOBIGNORE_OPAQUE: Final = Opaque("GLOBIGNORE", "setting `GLOBIGNORE` makes wildcards match hidden files (as "
                                   "`shopt -s dotglob` does), so what they expand to is not known here", kind="read")
 """Recorded for any command line naming ``GLOBIGNORE`` (``GLOBIGNORE=x; cat *`` reads ``.env``)."""
+CDPATH_OPAQUE: Final = Opaque("CDPATH", "setting `CDPATH` makes `cd` search other directories, so where later "
+                              "commands run is not known here", kind="read")
+"""Recorded for any command line naming ``CDPATH`` (``CDPATH=secrets; cd sub && cat x`` reads below ``secrets``)."""
+BEHAVIOUR_VARIABLES: Final = {"GLOBIGNORE": GLOBIGNORE_OPAQUE, "CDPATH": CDPATH_OPAQUE}
+"""Variables that change how the shell expands wildcards or finds directories, with what a
+command line naming one of them records."""
+
+
+def behaviour_opaques(text: str) -> list[Opaque]:
+    """The :data:`BEHAVIOUR_VARIABLES` items for the variables ``text`` names."""
+    return [item for name, item in BEHAVIOUR_VARIABLES.items() if name in text]
 
 
 def literal_print(name: str, args: list[str]) -> str | None:

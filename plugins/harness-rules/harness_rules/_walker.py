@@ -19,7 +19,7 @@ from ._units import (
     union,
 )
 from ._walk_simple import SimpleWalker
-from ._walk_words import GLOBIGNORE_OPAQUE, Stdin, Unsupported
+from ._walk_words import Stdin, Unsupported, behaviour_opaques
 
 __all__ = ["Walker", "may_redefine_output"]
 
@@ -70,8 +70,7 @@ class Walker(SimpleWalker):
             return None
         if "\x00" in text:
             return "the command holds a NUL character"
-        if "GLOBIGNORE" in text:
-            self.opaque.append(GLOBIGNORE_OPAQUE)
+        self.opaque.extend(behaviour_opaques(text))  # GLOBIGNORE, CDPATH
         if "<" in text:
             self.fd_reads = True
         if self.literal_ok and _may_redefine(text):
