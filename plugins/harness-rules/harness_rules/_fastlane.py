@@ -40,7 +40,7 @@ from ._units import (
     expands,
     text_suffixes,
 )
-from ._walk_commands import argument_paths, make_unit
+from ._walk_commands import argument_paths, link_targets, make_unit, plain_word
 from ._walk_words import Stdin, Unsupported
 from ._walker import Walker, may_redefine_output
 from ._words import Word
@@ -209,15 +209,22 @@ def plain_arguments(name: str, args: Sequence[str], cwds: Cwds) -> tuple[tuple[P
     out: list[PathAccess] = []
     why: str | None = None
     origin = f"an argument of `{name}`"
+    operands = False  # after `--`, every word is a file name, even `-x`
     for text in args:
-        if text and text[0] not in "-~{" and "{" not in text:  # argument_paths's common case, inline
-            out.append(PathAccess(text, cwds, "read", origin, glob=GLOB.search(text) is not None))
-            continue
-        if text[:1] == "-" and (len(text) == 2 or text[:2] == "--") and not text.partition("=")[2]:
-            continue  # an option naming no file (`-k`, `--watch`): argument_paths gives nothing
-        found, because = argument_paths(text, False, "")
+        if not operands:
+            if text == "--":
+                operands = True
+                continue
+            if plain_word(text):  # argument_paths's common case, inline
+                out.append(PathAccess(text, cwds, "read", origin, glob=GLOB.search(text) is not None))
+                continue
+            if text[:1] == "-" and (len(text) == 2 or text[:2] == "--") and not text.partition("=")[2]:
+                continue  # an option naming no file (`-k`, `--watch`): argument_paths gives nothing
+        found, because = argument_paths(text, False, "", operand=operands)
         why = why or because
         out.extend(PathAccess(path, cwds, "read", origin, glob=glob) for path, glob in found)
+    if name == "ln":
+        out.extend(PathAccess(p, cwds, "read", origin, glob=GLOB.search(p) is not None) for p in link_targets(args))
     paths = tuple(out)
     if reads_trees(name, args):
         paths, why = mark_trees(name, [Word(w) for w in args], paths, cwds, why)

@@ -26,9 +26,15 @@ _EXCLUDE_HINTS: Final = 20
 
 
 def expand_glob(pattern: str, base: str) -> list[str]:
-    """``glob.glob(pattern, root_dir=base)`` (what the wildcard word ``pattern`` expands to
-    in ``base``, hidden names only for a pattern starting with ``.``, in directory order),
-    without :mod:`glob`'s generator layers for the common one-component pattern."""
+    """What the wildcard word ``pattern`` may expand to in ``base``: ``glob.glob(pattern,
+    root_dir=base)`` (hidden names only for a pattern starting with ``.``, in directory
+    order) of the pattern with bash's bracket expressions made :mod:`fnmatch`'s (``[^x]`` is
+    ``[!x]``; one holding a character class, equivalence class or collating symbol,
+    ``[[:alpha:]]``, ``[[=e=]]``, ``[[.a.]]``, whose members depend on the locale, is any
+    one character: a superset, so no denied match is missed), without :mod:`glob`'s
+    generator layers for the common one-component pattern."""
+    if "[" in pattern:
+        pattern = _BRACKETS.sub(_fnmatch_bracket, pattern)
     if "/" in pattern or not globlib.has_magic(pattern):
         return globlib.glob(pattern, root_dir=base, recursive=False)
     try:
@@ -42,6 +48,17 @@ def expand_glob(pattern: str, base: str) -> list[str]:
         match = _PATTERNS[pattern] = re.compile(fnmatch.translate(pattern)).match
     hidden = pattern[0] == "."
     return [name for name in names if (hidden or name[0] != ".") and match(name) is not None]
+
+
+_BRACKETS: Final = re.compile(r"\[([!^]?)(\]?(?:\[:[A-Za-z]+:\]|\[=[^]]*=\]|\[\.[^]]*\.\]|[^]])*)\]")
+"""A bash bracket expression: an optional ``!``/``^``, then a ``]`` or members up to ``]``."""
+
+
+def _fnmatch_bracket(found: re.Match[str]) -> str:
+    negated, body = found.group(1), found.group(2)
+    if "[:" in body or "[=" in body or "[." in body:
+        return "?"
+    return "[" + ("!" if negated else "") + body + "]"
 
 
 _PATTERNS: dict[str, Callable[[str], re.Match[str] | None]] = {}

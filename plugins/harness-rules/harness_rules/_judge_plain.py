@@ -44,11 +44,12 @@ NO_FILE_COMMANDS: Final = frozenset({
     "echo", "printf", "true", "false", ":", "test", "[", "basename", "dirname", "which", "type", "export",
     "declare", "typeset", "local", "readonly", "unset", "alias", "unalias", "hash", "sleep", "seq", "kill",
     "expr", "pwd", "cd", "pushd", "popd", "exit", "return", "shift", "set", "shopt", "wait", "jobs", "trap",
-    "umask", "ulimit", "times", "read", "getopts", "let", "break", "continue", "printenv", "date", "id",
+    "umask", "ulimit", "times", "read", "getopts", "let", "break", "continue", "printenv", "id",
     "whoami", "uname", "yes", "nproc", "tput", "clear", "command", "builtin",
 })
 """Commands that never open their arguments as files: the shell guard does not check
-their arguments against read and edit deny rules (``echo .env >> .gitignore``)."""
+their arguments against read and edit deny rules (``echo .env >> .gitignore``). (``date`` is
+not one: ``date -f FILE`` prints the lines of ``FILE`` it cannot read as dates.)"""
 
 Job = tuple[Plain, Cwds, "bool | None"]
 """``(command, the directories it may run in, kind)``: kind ``None`` for a
@@ -210,7 +211,7 @@ class PlainLineJudge(PathJudge):
                      shown: str) -> None:
         """The shell guard over the arguments of a plain command."""
         why: str | None = None
-        if reads_trees(name, args):
+        if name == "ln" or reads_trees(name, args):  # a link's target, a tree: the analysis's path objects
             paths, why = plain_arguments(name, args, cwds)
             for arg in paths:
                 self._guard_argument(arg.path, arg.cwds, arg.glob, arg.tree, arg.origin, guard, tally, bases)
@@ -218,12 +219,17 @@ class PlainLineJudge(PathJudge):
             origin = f"an argument of `{name}`"
             cwd = cwds[0] if len(cwds) == 1 else None
             lstats = tally.lstats
+            operands = False  # after `--`, every word is a file name, even `-x`
             for text in args:
-                found = _ARGUMENTS.get(text)
+                if text == "--" and not operands:
+                    operands = True
+                    continue
+                key = "\x00" + text if operands else text  # an operand is read apart (no NUL in a plain line)
+                found = _ARGUMENTS.get(key)
                 if found is None:
                     if len(_ARGUMENTS) >= 8192:
                         _ARGUMENTS.clear()
-                    found = _ARGUMENTS[text] = _argument(text)
+                    found = _ARGUMENTS[key] = _argument(text, operands)
                 candidates, because = found
                 for path, glob, first in candidates:
                     if cwd is not None and first is not None and _missing(cwd + "/" + first, lstats) \
@@ -248,11 +254,11 @@ class PlainLineJudge(PathJudge):
                    probe=tree)
 
 
-def _argument(text: str) -> tuple[tuple[tuple[str, bool, str | None], ...], str | None]:
+def _argument(text: str, operand: bool) -> tuple[tuple[tuple[str, bool, str | None], ...], str | None]:
     """:func:`~harness_rules._walk_commands.argument_paths` of a plain argument, each path
     with its first component when :func:`absent` may skip it (a relative, non-wildcard
     path not starting with ``.``/``..``), else ``None``."""
-    paths, why = argument_paths(text, False, "")
+    paths, why = argument_paths(text, False, "", operand=operand)
     out = []
     for path, glob in paths:
         first: str | None = None

@@ -32,7 +32,7 @@ from ._walk_words import INHERITED, Stdin
 from ._words import SENTINEL, Suffixes, Word, texts
 from ._wrappers import LEAF_COMMANDS, SHELLS, WRAPPERS, Unwrap
 
-__all__ = ["CommandWalker", "argument_paths", "literal_argument", "make_unit", "unit_forms"]
+__all__ = ["CommandWalker", "argument_paths", "link_targets", "literal_argument", "make_unit", "plain_word", "unit_forms"]
 
 
 class CommandWalker(RedirectReader):
@@ -181,14 +181,21 @@ class CommandWalker(RedirectReader):
         out: list[PathAccess] = []
         why: str | None = None
         origin = f"an argument of `{name}`"
+        operands = False  # after `--`, every word is a file name, even `-x`
         for arg in args:
             if arg.dynamic and arg.output is not None and SENTINEL not in arg.output:
                 arg = Word(arg.output, raw=arg.raw)  # "$(cat <<'EOF' ... EOF)": fixed text
             if arg.dynamic or SENTINEL in arg.text:
                 why = why or (f"`{show_command(arg.raw or arg.text, 60)}` is only known at run time")
                 continue
-            found = literal_argument(arg.text, arg.tilde, cwds, origin, self.home, out)
+            if arg.text == "--" and not operands:
+                operands = True
+                continue
+            found = literal_argument(arg.text, arg.tilde, cwds, origin, self.home, out, operand=operands)
             why = why or found
+        if name == "ln":
+            out.extend(PathAccess(p, cwds, "read", origin, glob=GLOB.search(p) is not None)
+                       for p in link_targets([a.text for a in args if not a.dynamic]))
         return tuple(out), why
 
 
@@ -222,22 +229,37 @@ def make_unit(assignments: Sequence[str], words: Sequence[str], required: bool, 
                        unknown_args, name)
 
 
-def argument_paths(text: str, tilde: bool, home: str) -> tuple[tuple[tuple[str, bool], ...], str | None]:
+def plain_word(text: str) -> bool:
+    """True when the argument ``text`` can only name the file ``text`` itself (no option,
+    ``~``, brace, ``NAME=value`` or ``@file``): the common case, judged without
+    :func:`argument_paths`."""
+    return bool(text) and text[0] not in "-~{@" and "{" not in text and "=" not in text
+
+
+def argument_paths(text: str, tilde: bool, home: str, *,
+                   operand: bool = False) -> tuple[tuple[tuple[str, bool], ...], str | None]:
     """``(paths, why)``: the paths the literal argument ``text`` may name, each with whether
     it holds wildcard characters (each brace alternative; an option's ``=value`` or
-    attached short-option value too; ``~`` expanded to ``home`` when ``tilde``), and why
-    part of it cannot be read (too many brace alternatives) or ``None``. Pure string work."""
+    attached short-option value too; the value of ``NAME=value`` (``dd if=FILE``) and the
+    file of ``@FILE`` (``curl -d @FILE``) too; ``~`` expanded to ``home`` when ``tilde``),
+    and why part of it cannot be read (too many brace alternatives) or ``None``. An
+    ``operand`` (after ``--``) is never an option. Pure string work."""
     if not text:
         return (), None
-    if text[0] not in "-~{" and "{" not in text:  # the common case: one plain word
+    if plain_word(text):  # the common case: one plain word
         return ((text, GLOB.search(text) is not None),), None
     why: str | None = None
     candidates = [text]
-    if text.startswith("-") and len(text) > 1:
+    if not operand and text.startswith("-") and len(text) > 1:
         _, eq, value = text.partition("=")
         candidates = [value] if eq and value else []
         if not text.startswith("--") and len(text) > 2:
             candidates.append(text[2:])  # -f.env
+    for candidate in list(candidates):  # what a program may open of `if=FILE`, `@FILE`
+        if "=" in candidate and not candidate.startswith("-") and candidate.partition("=")[2]:
+            candidates.append(candidate.partition("=")[2])
+        if candidate.startswith("@") and len(candidate) > 1:
+            candidates.append(candidate[1:])
     out: list[tuple[str, bool]] = []
     for candidate in candidates:
         alternatives = brace_expand(candidate) if "{" in candidate else [candidate]
@@ -251,10 +273,51 @@ def argument_paths(text: str, tilde: bool, home: str) -> tuple[tuple[tuple[str, 
     return tuple(out), why
 
 
-def literal_argument(text: str, tilde: bool, cwds: Cwds, origin: str, home: str, out: list[PathAccess]) -> str | None:
+def literal_argument(text: str, tilde: bool, cwds: Cwds, origin: str, home: str, out: list[PathAccess], *,
+                     operand: bool = False) -> str | None:
     """Append to ``out`` the paths the literal argument ``text`` may name
     (:func:`argument_paths`); returns why part of it cannot be read or ``None``."""
-    paths, why = argument_paths(text, tilde, home)
+    paths, why = argument_paths(text, tilde, home, operand=operand)
     for path, glob in paths:
         out.append(PathAccess(path, cwds, "read", origin, glob=glob))
     return why
+
+
+def link_targets(args: Sequence[str]) -> list[str]:
+    """For ``ln -s`` with ``args``: each relative target joined to the directory the link
+    is made in (the kernel reads a relative link from there, not from the working
+    directory: ``ln -s ../.env src/x`` links to ``.env``), for the shell guard; ``[]``
+    for a hard link or no relative target."""
+    symbolic = False
+    operands: list[str] = []
+    target_dir: str | None = None
+    i = 0
+    while i < len(args):
+        text = args[i]
+        if text == "--":
+            operands.extend(args[i + 1:])
+            break
+        if text.startswith("--"):
+            symbolic = symbolic or text == "--symbolic"
+            if text.startswith("--target-directory="):
+                target_dir = text.partition("=")[2]
+        elif text.startswith("-") and len(text) > 1:
+            symbolic = symbolic or "s" in text[1:]
+            if text[-1] in "tS" and i + 1 < len(args):  # -t DIR, -S SUFFIX take the next word
+                if text[-1] == "t":
+                    target_dir = args[i + 1]
+                i += 1
+        else:
+            operands.append(text)
+        i += 1
+    if not symbolic:
+        return []
+    if target_dir is not None:
+        return [posixpath.join(target_dir, t) for t in operands if not t.startswith("/")]
+    if len(operands) == 2:
+        target, link = operands
+        if target.startswith("/"):
+            return []
+        return [posixpath.join(posixpath.dirname(link), target), posixpath.join(link, target)]
+    return [posixpath.join(operands[-1], t) for t in operands[:-1] if not t.startswith("/")]
+

@@ -15,13 +15,15 @@ Three kinds of checks:
 * absolute: known-dangerous shapes get the decision the docs promise, whichever path
   judges them.
 
-Cases that fail today are kept as ``xfail(strict=True)`` tests with the reason, and their
-shapes (:data:`ERRNO_CDS`, :data:`ERRNO_ARGS`, :data:`LEXER_ARGS`) are kept out of the
-passing generated tests until fixed: lookup errors other than "missing" judged differently
-by the two paths, the fast lexer reading a digit word with a quoted ``<``/``>`` as a
-redirection, working directories tracked wrongly, file operands in other forms (``--``,
-``dd if=``, ``@file``), bracket expressions fnmatch does not know, and relative ``ln -s``
-targets. Every bypass was run with bash 5 to confirm it reaches the denied file.
+Every case these tests found failing was fixed and is kept here as a test, its shapes
+(:data:`ERRNO_CDS`, :data:`ERRNO_ARGS`, :data:`LEXER_ARGS`) back in the generated lines:
+lookup errors other than "missing" judged differently by the two paths, the fast lexer
+reading a digit word with a quoted ``<``/``>`` as a redirection (``eval 1'>&2;rm
+victim;'2``), working directories tracked wrongly (a missing entry below a symlinked
+directory, ``cd -P``, ``CDPATH``, prefixed and wrapped ``cd``, ``~+``/``~-``, ``cd -``,
+``popd``), file operands in other forms (``--``, ``dd if=``, ``@file``), bracket expressions
+fnmatch does not know, relative ``ln -s`` targets and ``date -f``. Every bypass was run with
+bash 5 to confirm it reached the denied file. A bypass found later becomes a case here.
 """
 
 from __future__ import annotations
@@ -370,7 +372,7 @@ def test_the_guard_off_still_judges_redirections_only(adv: tuple[Path, Path, Pat
     assert _analysed(policy, command, ws, monkeypatch)["decision"] == expected, command
 
 
-# -- bypasses both paths share (xfail until fixed) ------------------------------------------
+# -- bypasses both paths shared (found by these tests, fixed) -------------------------------
 
 BYPASSES = [
     # absent(): the first component is missing in the *literal* cwd, so the link the cwd goes through is never resolved
@@ -464,9 +466,6 @@ OPERANDS = [
 ]
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="argument_paths takes an option-like word only as its attached value (so `-- -x` names "
-                          "nothing) and a plain word only as a whole (so `if=.env`, `@.env` name other files)")
 @pytest.mark.parametrize(("command", "rules"), OPERANDS)
 def test_file_operands_in_other_forms_are_guarded(adv: tuple[Path, Path, Path], command: str, rules: str,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
@@ -489,9 +488,6 @@ GLOBS = [
 ]
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="wildcards are expanded with fnmatch, which has no [[:class:]], [[=e=]] or [^...]; bash "
-                          "expands each of these to .env / secrets/key.pem / .git/config")
 @pytest.mark.parametrize("command", GLOBS)
 def test_bash_bracket_expressions_are_expanded_like_bash(adv: tuple[Path, Path, Path], command: str,
                                                          monkeypatch: pytest.MonkeyPatch) -> None:
@@ -501,9 +497,6 @@ def test_bash_bracket_expressions_are_expanded_like_bash(adv: tuple[Path, Path, 
     assert _analysed(policy, command, ws, monkeypatch)["decision"] == "deny", command
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="`ln -s TARGET LINK` is guarded with TARGET relative to the cwd, but the kernel reads it "
-                          "relative to LINK's directory: the line links to .env and reads it through the new link")
 @pytest.mark.parametrize("command", ["ln -s ../.env src/x && cat src/x",
                                      "ln -s ../../secrets/key.pem src/lib/k && cat src/lib/k"])
 def test_a_relative_link_target_is_read_from_the_link_directory(adv: tuple[Path, Path, Path], command: str,
@@ -515,9 +508,6 @@ def test_a_relative_link_target_is_read_from_the_link_directory(adv: tuple[Path,
     assert _analysed(policy, command, ws, monkeypatch)["decision"] == "deny", command
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="`date` is in NO_FILE_COMMANDS, but `date -f FILE` reads FILE and prints each line it "
-                          "cannot parse (`date: invalid date 'TOKEN=...'`)")
 @pytest.mark.parametrize("command", ["date -f .env", "date --file=.env", "date -f run"])
 def test_date_reading_a_file_is_guarded(adv: tuple[Path, Path, Path], command: str,
                                         monkeypatch: pytest.MonkeyPatch) -> None:
