@@ -123,7 +123,13 @@ class CommandWalker(RedirectReader):
             return
         if outcome.kind == "script":
             self.units.append(self.unit(assignments, words, cwds, required=wrapper_required))
+            before = len(self.units)
             self.nested_script(outcome.script, cwds, depth, label, stdin=stdin, placeholder=outcome.placeholder)
+            if words[0].text.rpartition("/")[2] in ("eval", ".", "source") and any(
+                    u.name in ("cd", "pushd", "popd") for u in self.units[before:]):  # runs in this shell
+                self.opaque.append(Opaque(label, "a directory change in text this shell runs (`eval`, `source`) is "
+                                                 "not followed, so where later commands run is not known here",
+                                          kind="read"))
             return
         # the wrapper runs what it reads from standard input
         if stdin.kind == "literal":

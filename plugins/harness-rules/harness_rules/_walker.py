@@ -134,8 +134,9 @@ class Walker(SimpleWalker):
             saved, self.stdin = self.stdin, Stdin("pipe", origin=f"whatever the callers of `{name}` feed it")
             try:
                 for part in node.parts:
-                    if part.kind not in ("word", "reservedword"):
-                        self.node(part, cwds, depth)
+                    if part.kind not in ("word", "reservedword") and self.node(part, cwds, depth) != cwds:
+                        self.opaque.append(Opaque(f"{name}()", f"the function `{name}` changes the directory, so "
+                                                  "where commands after a call run is not known here", kind="read"))
             finally:
                 self.stdin = saved
             return cwds

@@ -515,3 +515,29 @@ def test_date_reading_a_file_is_guarded(adv: tuple[Path, Path, Path], command: s
     policy = _policy("wild", home)
     assert _check(policy, command, ws)["decision"] == "deny", command
     assert _analysed(policy, command, ws, monkeypatch)["decision"] == "deny", command
+
+
+CURRENT_SHELL_CDS = [
+    # text this shell runs changes its directory: `eval`, `source`, a function called later
+    pytest.param("eval 'cd linkdir' && cat key.pem", id="eval-cd"),
+    pytest.param("eval cd linkdir; cat key.pem", id="eval-cd-words"),
+    pytest.param("f() { cd linkdir; }; f; cat key.pem", id="function-cd"),
+]
+
+
+@pytest.mark.parametrize("command", CURRENT_SHELL_CDS)
+def test_a_directory_change_in_text_this_shell_runs_is_not_allowed(adv: tuple[Path, Path, Path], command: str,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """Found after the generated tests: bash runs the `cd` in the current shell, so `cat`
+    reads secrets/key.pem; the rules cannot follow it and ask."""
+    ws, home, _ = adv
+    policy = _policy("paths", home)
+    for decision in (_check(policy, command, ws)["decision"], _analysed(policy, command, ws, monkeypatch)["decision"]):
+        assert decision in ("deny", "ask"), command
+
+
+@pytest.mark.parametrize("command", ["bash -c 'cd linkdir' && cat README.md", "(cd linkdir) && cat README.md"])
+def test_a_directory_change_in_a_subshell_does_not_leak(adv: tuple[Path, Path, Path], command: str) -> None:
+    ws, home, _ = adv
+    policy = _policy("paths", home)
+    assert _check(policy, command, ws)["decision"] not in ("deny", "ask"), command
