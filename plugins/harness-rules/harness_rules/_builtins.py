@@ -27,7 +27,7 @@ CODE_ENV: Final = frozenset({
     "NODE_OPTIONS", "NODE_PATH", "PERL5OPT", "PERL5LIB", "RUBYOPT", "RUBYLIB", "GIT_SSH_COMMAND", "GIT_SSH",
     "GIT_EXEC_PATH", "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_PARAMETERS",
     "GIT_EDITOR", "GIT_PAGER", "GIT_ASKPASS", "SSH_ASKPASS", "EDITOR", "VISUAL", "PAGER", "LESSOPEN",
-    "LESSCLOSE", "MANPAGER", "BROWSER", "TERMINFO", "HOSTALIASES", "LOCPATH", "GCONV_PATH",
+    "LESSCLOSE", "MANPAGER", "BROWSER", "TERMINFO", "HOSTALIASES", "LOCPATH", "GCONV_PATH", "GIT_EXTERNAL_DIFF",
 })
 """Variables that make a command run code its command line does not show (a preloaded
 library, another ``PATH``, a startup file, an editor or pager command...)."""
@@ -82,6 +82,9 @@ def _declare(what: str) -> Handler:
                 continue
             if _bad_name(word):
                 return f"`{what}` {_SUBSCRIPT}"
+            if not text.startswith(("-", "+")) and code_env(text.partition("=")[0]):
+                return (f"`{what} {text.partition('=')[0]}` sets a variable that makes later commands run code their "
+                        "command lines do not show")
         return None
 
     return handler
@@ -111,13 +114,25 @@ def _enable(args: Sequence[Word]) -> str | None:
 
 
 _GLOB_OPTIONS: Final = frozenset({"dotglob", "extglob", "nocaseglob", "globstar", "nullglob", "failglob",
-                                  "globasciiranges", "nocasematch", "expand_aliases"})
+                                  "globasciiranges", "nocasematch", "expand_aliases", "cdable_vars"})
 
 
 def _shopt(args: Sequence[Word]) -> str | None:
     setting = any(w.text.startswith("-") and set(w.text[1:]) & set("su") for w in args)
     if setting and any(w.dynamic or w.text in _GLOB_OPTIONS for w in args if not w.text.startswith("-")):
-        return "`shopt` changes what wildcards expand to (or enables aliases)"
+        return "`shopt` changes what wildcards expand to or where `cd` goes (or enables aliases)"
+    return None
+
+
+def _set(args: Sequence[Word]) -> str | None:
+    for index, word in enumerate(args):
+        text = word.text
+        if word.dynamic and text.startswith(("-", "+")):
+            return "`set` with options computed at run time"
+        physical = text.startswith("-") and not text.startswith("--") and "P" in text[1:]
+        named = text == "-o" and index + 1 < len(args) and args[index + 1].text in ("physical", "allexport")
+        if physical or named or (text.startswith("-") and not text.startswith("--") and "a" in text[1:]):
+            return "`set -P`/`-a` changes where later `cd` commands go or exports later assignments"
     return None
 
 
@@ -146,5 +161,6 @@ EVALUATING_BUILTINS: Final[dict[str, Handler]] = {
     "hash": _hash,
     "enable": _enable,
     "shopt": _shopt,
+    "set": _set,
 }
 """Builtins whose arguments may run code, by name (see the module docs)."""

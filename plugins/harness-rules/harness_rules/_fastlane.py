@@ -26,6 +26,7 @@ from collections.abc import Sequence
 
 from ._builtins import EVALUATING_BUILTINS, code_env
 from ._fastlex import Plain, lexed
+from ._option_risks import option_problem
 from ._plain_walk import PlainWalk
 from ._trees import TREE_READERS, mark_trees
 from ._units import (
@@ -180,6 +181,8 @@ def command_kind(assignments: Sequence[str], words: Sequence[str], raws: Sequenc
             or (("*" in first or "?" in first or "[" in first or "{" in first) and expands(first) is not None):
         return None
     if name not in _SPECIAL:
+        if option_problem(name, words[1:]) is not None:
+            return None  # the walker records why (`sed 'w f'`, `tar --to-command`...)
         return name not in LEAF_COMMANDS
     if not unwrap or (name in WRAPPERS and name != "find"):
         return None

@@ -12,6 +12,7 @@ import attrs
 
 from ._builtins import EVALUATING_BUILTINS, code_env
 from ._expand import brace_expand
+from ._option_risks import option_problem
 from ._trees import TREE_READERS, mark_trees
 from ._units import (
     GLOB,
@@ -64,7 +65,7 @@ class CommandWalker(RedirectReader):
             self.env_code(hidden, assignments, words, cwds, depth, label)
             return
         check = EVALUATING_BUILTINS.get(name)
-        problem = check(args) if check is not None else None
+        problem = check(args) if check is not None else option_problem(name, [a.text for a in args])
         if problem is not None:
             self.units.append(self.unit(assignments, words, cwds, required=False))
             self.opaque.append(Opaque(label, problem, tuple(suffix_forms(texts(words)))))

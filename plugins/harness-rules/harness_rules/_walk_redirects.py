@@ -59,6 +59,17 @@ class RedirectReader(WordReader):
             if rtype == ">&" and (word.text.isdigit() or word.text == "-"):
                 return None
             self.write_target(word, cwds, f"written by `{label} {rtype} {word.text}`")
+            if rtype != "<>":
+                return None
+            # `<>` opens the file for reading too: read rules hold as for `<`
+            if word.dynamic:
+                self.opaque.append(Opaque(word.raw or word.text, f"`{label} <>` reads a file named at run time",
+                                          kind="read"))
+                return Stdin("pipe", origin=f"`{show_command(word.raw or word.text, 60)}`") if to_stdin else None
+            path = self.tilde(word)
+            self.paths.append(PathAccess(path, cwds, "read", f"read by `{label} <> {word.text}`",
+                                         glob=bool(GLOB.search(path))))
+            return Stdin("file", origin=f"`{word.text}`") if to_stdin else None
         elif rtype in ("<", "<&"):
             if rtype == "<&" and word.text == "-":
                 return None

@@ -122,6 +122,8 @@ def unwrap_xargs(args: list[Word]) -> Unwrap | None:
         return unknown_options("xargs")
     start, seen = scanned
     for option, value in seen:
+        if option in ("-a", "--arg-file"):
+            return opaque_unwrap("`xargs -a` reads its arguments from a file")
         if option in ("-I", "--replace"):
             replace = (value.text if value is not None else "") or "{}"
     inner = cleaned[start:] or [Word("echo")]

@@ -54,6 +54,8 @@ def unwrap_shell(args: list[Word]) -> Unwrap | None:
             if text in SHELL.long_flags:
                 i += 1
                 continue
+            if text in ("--init-file", "--rcfile"):
+                return opaque_unwrap(f"a shell sourcing the startup file of {text}")
             if text in SHELL.long_valued:
                 i += 2
                 continue
@@ -151,6 +153,9 @@ def unwrap_parallel(args: list[Word]) -> Unwrap | None:
         return unknown_options("parallel")
     start, seen = scanned
     writes = [(value, True) for name, value in seen if name in ("--joblog", "--results") and value is not None]
+    if any(name in ("-a", "--arg-file", "--argfile") for name, _ in seen) or any(
+            w.text in ("::::", ":::+", "::::+") for w in args[start:]):
+        return opaque_unwrap("`parallel` reads its arguments from a file")
     command: list[Word] = []
     for word in args[start:]:
         if word.text in _PARALLEL_SEPARATORS:

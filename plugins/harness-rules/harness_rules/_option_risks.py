@@ -1,0 +1,193 @@
+"""Options and scripts through which a program the rules otherwise read as inert runs a
+command or reads file names from somewhere the rules cannot see.
+
+:func:`option_problem` names, for ``sed``, ``tar``, ``rg``, ``git``, ``sort``/``wc``/``du``
+and ``zip``, why a command with such an option cannot be judged as written: ``sed``'s
+``e``, ``r``/``R``, ``w``/``W`` script commands and the ``e``/``w`` flags of ``s``
+(:func:`sed_problem`), ``tar --to-command``/``--checkpoint-action``/``-I`` and names from
+``-T``, ``rg --pre``, ``git -c`` with a key that may run a command, ``--files0-from`` and
+``zip -@``. The walker then records the command as opaque (asked about); the fast paths
+decline it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Final
+
+__all__ = ["option_problem", "sed_problem"]
+
+_TAR_LONG: Final = ("--checkpoint-action", "--use-compress-program", "--to-command", "--info-script",
+                    "--new-volume-script", "--rsh-command", "--files-from")
+_GIT_SAFE_KEYS: Final = ("color.", "user.", "advice.", "init.", "log.", "format.", "i18n.", "core.quotepath",
+                         "diff.noprefix", "diff.renames", "pull.rebase", "push.default", "commit.gpgsign",
+                         "safe.directory")
+"""``git -c`` keys whose values never name a command or a program to run."""
+
+
+def option_problem(name: str, args: Sequence[str]) -> str | None:
+    """Why the command ``name args`` (texts) cannot be judged as written, or ``None``."""
+    if name == "sed":
+        return sed_problem(args)
+    if name == "tar":
+        for index, text in enumerate(args):
+            if text.startswith(_TAR_LONG):
+                return f"`tar {text.partition('=')[0]}` runs a command or reads file names the rules cannot see"
+            letters = text[1:] if text.startswith("-") and not text.startswith("--") else (text if index == 0 else "")
+            if any(ch in letters for ch in "IFT"):
+                return "`tar -I`/`-F`/`-T` runs a command or reads file names the rules cannot see"
+        return None
+    if name == "rg" and any(t == "--pre" or t.startswith("--pre=") for t in args):
+        return "`rg --pre` runs a program on every file it searches"
+    if name in ("sort", "wc", "du") and any(t.startswith("--files0-from") for t in args):
+        return f"`{name} --files0-from` reads the names of the files it opens from elsewhere"
+    if name == "zip" and any(t.startswith("-") and not t.startswith("--") and "@" in t for t in args):
+        return "`zip -@` reads the names of the files it archives from its input"
+    if name == "git":
+        for index, text in enumerate(args):
+            if not text.startswith("-"):
+                return None  # the subcommand: options after it are its own
+            if text in ("--exec-path", "--config-env") or text.startswith(("--exec-path=", "--config-env=")):
+                return f"`git {text.partition('=')[0]}` changes the programs git runs"
+            if text == "-c":
+                key = args[index + 1].partition("=")[0].lower() if index + 1 < len(args) else ""
+                if not key.startswith(_GIT_SAFE_KEYS):
+                    return f"`git -c {key or '...'}` may set a command git runs (an alias, a diff or fsmonitor program)"
+    return None
+
+
+_SIMPLE: Final = frozenset("=dDgGhHlnNpPxzFqQLv")
+"""sed commands that neither run nor open anything (``q``/``Q``/``l``/``L`` take a number)."""
+
+
+def sed_problem(args: Sequence[str]) -> str | None:
+    """Why a ``sed`` command with ``args`` may run a command or open a file its arguments do
+    not name (a script file, or a script with ``e``, ``r``, ``R``, ``w``, ``W`` or an ``s``
+    flag ``e``/``w``; an unreadable script counts too), or ``None``. ``--sandbox`` refuses
+    those commands itself."""
+    if "--sandbox" in args:
+        return None
+    scripts: list[str] = []
+    operands: list[str] = []
+    i = 0
+    while i < len(args):
+        text = args[i]
+        if text in ("-e", "--expression") and i + 1 < len(args):
+            scripts.append(args[i + 1])
+            i += 2
+            continue
+        if text.startswith("--expression="):
+            scripts.append(text.partition("=")[2])
+        elif text in ("-f", "--file") or text.startswith("--file=") or (text.startswith("-f") and len(text) > 2):
+            return "`sed -f` runs a script from a file the rules do not read"
+        elif text.startswith("-e") and len(text) > 2:
+            scripts.append(text[2:])
+        elif text == "-l" or text == "--line-length":
+            i += 1
+        elif not text.startswith("-") or text == "-":
+            operands.append(text)
+        i += 1
+    if not scripts and operands:
+        scripts.append(operands[0])
+    for script in scripts:
+        if not _sed_script_is_inert(script):
+            return "the `sed` script may run a command or read or write a file it names (`e`, `r`, `w`...)"
+    return None
+
+
+def _sed_script_is_inert(script: str) -> bool:
+    i, n = 0, len(script)
+    while i < n:
+        c = script[i]
+        if c in " \t\n;{}!":
+            i += 1
+            continue
+        if c == "#":
+            i = _line_end(script, i)
+            continue
+        i = _skip_address(script, i)
+        if i < 0:
+            return False
+        if i >= n:
+            return True
+        c = script[i]
+        if c in " \t!":
+            continue
+        if c in "{};\n":
+            continue
+        if c in ":btT":
+            i = _end_of_word(script, i + 1)
+        elif c in "aic":
+            i = _line_end(script, i)
+        elif c in "sy":
+            i = _skip_delimited(script, i + 1, 2)  # s/RE/REPLACEMENT/, y/SRC/DST/
+            if i < 0:
+                return False
+            if c == "s":
+                start = i
+                while i < n and script[i] not in ";\n}":
+                    i += 1
+                if "e" in script[start:i] or "w" in script[start:i] or "W" in script[start:i]:
+                    return False
+        elif c in _SIMPLE:
+            i += 1
+            while i < n and script[i].isdigit():
+                i += 1
+        else:
+            return False  # e, r, R, w, W, or anything not read here
+    return True
+
+
+def _skip_address(script: str, i: int) -> int:
+    """The index after the address(es) at ``i`` (``-1``: unreadable)."""
+    for _ in range(2):
+        n = len(script)
+        if i < n and script[i].isdigit():
+            while i < n and (script[i].isdigit() or script[i] == "~"):
+                i += 1
+        elif i < n and script[i] == "$":
+            i += 1
+        elif i < n and script[i] in "/\\":
+            if script[i] == "\\":
+                i += 1
+            i = _skip_delimited(script, i, 1)
+            if i < 0:
+                return -1
+            while i < len(script) and script[i] in "IM":
+                i += 1
+        elif i < n and script[i] == "+" and i > 0:
+            i += 1
+            while i < n and script[i].isdigit():
+                i += 1
+        if i < len(script) and script[i] == ",":
+            i += 1
+            continue
+        break
+    return i
+
+
+def _skip_delimited(script: str, i: int, parts: int) -> int:
+    """``script[i]`` is a delimiter: the index after ``parts`` delimited parts (``-1``: unclosed)."""
+    if i >= len(script) or script[i] in "\n\\":
+        return -1
+    delimiter = script[i]
+    i += 1
+    for _ in range(parts):
+        while i < len(script) and script[i] != delimiter:
+            i += 2 if script[i] == "\\" else 1
+        if i >= len(script):
+            return -1
+        i += 1
+    return i
+
+
+def _line_end(script: str, i: int) -> int:
+    while i < len(script) and script[i] != "\n":
+        i += 2 if script[i] == "\\" else 1
+    return i
+
+
+def _end_of_word(script: str, i: int) -> int:
+    while i < len(script) and script[i] not in ";\n}":
+        i += 1
+    return i
