@@ -1,0 +1,164 @@
+"""The permission rules attacked, round 2: shell state changed by builtins earlier on the same
+line (``shopt``, ``set -f``, ``alias``, ``enable``, ``hash -p``, ``export`` of variables that
+change what runs), wildcards across directories, ``/proc``/``/dev/fd`` spellings, file reads by
+options (``xargs -a``), here-strings into interpreters, tree readers given a directory holding
+denied entries, writers (``sed -i``, ``tee -a``, ``install``, ``touch -r``), ``read``/``mapfile``
+from files, and the file tools with tricky paths.
+
+Every shape here was run with bash 5 in a throwaway workspace (the adversarial workspace of
+``test_rules_plain_judge_adversarial``) to see whether it reaches a denied file or runs a
+denied command. Shapes the policy gets right are plain tests (so they stay right); each bypass
+is an ``xfail(strict=True)`` naming what bash does, and :func:`test_the_bypasses_are_real`
+runs each bypass with bash to show it does reach the denied file or command.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))  # --import-mode=importlib: the helper modules sit here
+from test_rules_plain_judge_adversarial import _analysed, _build, _check, _policy
+
+BASH = shutil.which("bash")
+
+
+@pytest.fixture
+def adv(tmp_path: Path) -> Iterator[tuple[Path, Path, Path]]:
+    """A fresh adversarial workspace per test: some shapes are run for real and write."""
+    yield _build(tmp_path.resolve())
+
+
+def _decisions(command: str, ws: Path, home: Path, patch: pytest.MonkeyPatch, rules: str = "default") -> set[str]:
+    policy = _policy(rules, home)
+    return {_check(policy, command, ws)["decision"], _analysed(policy, command, ws, patch)["decision"]}
+
+
+def _bash(command: str, ws: Path, home: Path) -> str:
+    """Run ``command`` with bash in the workspace (``HOME`` the fixture's home); stdout + stderr."""
+    assert BASH is not None
+    env = {"HOME": str(home), "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
+    done = subprocess.run([BASH, "-c", command], cwd=ws, env=env, capture_output=True, text=True, timeout=30,
+                          stdin=subprocess.DEVNULL, check=False)
+    return done.stdout + done.stderr
+
+
+# -- correctly judged ----------------------------------------------------------------------
+
+DENIED = [
+    # shell options set earlier on the line, then a wildcard (docs: shopt glob options asked, deny still wins)
+    "shopt -s dotglob; cat *", "shopt -s dotglob && cat *", "shopt -s globstar; cat **/key.pem",
+    "shopt -s nullglob; cat .e*", "shopt -u dotglob; cat .e*", "set -f; cat .e*", "set -o noglob; cat *",
+    # wildcards across directories, through links
+    "cat */key.pem", "cat s*/k*", "cat l*/k*", "cat */*/x.pem", "cat .*", "cat .??*", "cat .[e]nv",
+    # /dev/fd, /proc/self spellings of the input redirection or the working directory
+    "cat /dev/fd/0 < .env", "cat /proc/self/fd/0 < .env", "cat /proc/self/root/proc/self/cwd/.env",
+    "cat /proc/self/../self/cwd/.env", "cat /proc/thread-self/cwd/.env", "cat /dev/stdin < .env",
+    "cat -- - < .env", "cat 3<.env /dev/fd/3", "cat <<< x; cat .env",
+    # builtins changing later commands, descriptors opened by exec
+    "hash -p /bin/cat ls; ls .env", "IFS=e; cat .env", "IFS=; cat .env", "exec 3<.env; cat <&3", "exec 3<.env",
+    "exec 3<.env && cat /dev/fd/3", "exec < .env; cat", "exec >.git/config",
+    "shopt -s expand_aliases\nalias ls=cat\nls .env", "shopt -s expand_aliases\nalias ls='rm victim'\nls",
+    "alias ls='cat .env'; ls",
+    # read/mapfile from a denied file
+    "read -r line < .env", "read line < .env; echo $line", "mapfile a < .env", "mapfile -t a < .env; echo ${a[0]}",
+    "readarray a < .env", "xargs echo < .env",
+    # a shell reading a here-string
+    "bash <<< 'cat .env'", "sh <<< 'cat .env'",
+    # an environment variable naming a file or a command, before the command or exported
+    "export BASH_ENV=secrets/key.pem; bash -c 'git status'", "PAGER='cat .env' git log",
+    "git -c core.pager='cat .env' log", "git -c alias.status='!cat .env' status",
+    "git -c alias.diff='!rm victim' diff", "export GIT_PAGER='cat .env'; git log",
+    "export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.status GIT_CONFIG_VALUE_0='!cat .env'; git status",
+]
+
+
+@pytest.mark.parametrize("command", DENIED)
+def test_shapes_reaching_a_denied_file_or_command_are_denied(adv: tuple[Path, Path, Path], command: str,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    ws, home, _ = adv
+    assert _decisions(command, ws, home, monkeypatch) == {"deny"}, command
+
+
+ASKED = [
+    "shopt -s nocaseglob; cat .EN?", "shopt -s nocaseglob; cat .ENV", "shopt -s extglob; cat .@(env)",
+    "shopt -s extglob; cat +(.env)", "shopt -s extglob; cat !(README.md|src)", "enable -n echo; echo .env",
+    "declare -n x=y", "cat /proc/$$/cwd/.env", "cat /proc/self/task/1/cwd/.env", "cat README.md | xargs cat",
+    "BASH_ENV=.env bash -c true", "GIT_SSH_COMMAND='cat .env' git fetch", "LESSOPEN='|cat .env' less README.md",
+    "export CDPATH=/; cd secrets", "shopt -s expand_aliases; alias ls=cat",
+]
+
+
+@pytest.mark.parametrize("command", ASKED)
+def test_shapes_the_rules_cannot_follow_are_asked_about(adv: tuple[Path, Path, Path], command: str,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
+    ws, home, _ = adv
+    assert _decisions(command, ws, home, monkeypatch) <= {"ask", "deny"}, command
+
+
+def test_another_process_working_directory_is_resolved(adv: tuple[Path, Path, Path]) -> None:
+    """``/proc/PID/cwd`` of a live process (a dev server the agent started, its pid printed
+    earlier) is the link the kernel follows: resolved, so denied."""
+    ws, home, _ = adv
+    policy = _policy("default", home)
+    process = subprocess.Popen(["sleep", "30"], cwd=ws)
+    try:
+        for command in (f"cat /proc/{process.pid}/cwd/.env", f"cat /proc/{process.pid}/root{ws}/.env",
+                        f"cat /proc/{process.pid}/cwd/linkdir/key.pem", f"grep -r x /proc/{process.pid}/cwd/",
+                        f"echo x > /proc/{process.pid}/cwd/.git/config"):
+            assert _check(policy, command, ws)["decision"] == "deny", command
+        read = policy.check("read", {"file_path": f"/proc/{process.pid}/cwd/.env"}, workspace_root=ws)
+        assert read.to_json()["decision"] == "deny"
+    finally:
+        process.kill()
+        process.wait()
+
+
+# -- bypasses ------------------------------------------------------------------------------
+
+BYPASSES: list[tuple[str, str, str]] = [
+    # (command, what bash shows when it reaches the denied file or command, why)
+    ("xargs -a .env echo", "TOKEN=1", "xargs -a FILE reads its arguments from FILE: .env is printed, allowed"),
+    ("xargs --arg-file=.env echo", "TOKEN=1", "the long spelling of xargs -a"),
+    ("xargs -a.env echo", "TOKEN=1", "xargs -a with the file attached"),
+    ("export BASH_ENV=secrets/key.pem; bash -c true", "KEY",
+     "an exported BASH_ENV makes the later bash source the denied file (its text leaks in the error); "
+     "BASH_ENV as a prefix is asked about, exported it is allowed by bash(export *)"),
+    ("cp /bin/rm out/cat && export PATH=out:/usr/bin:/bin && cat victim", "",
+     "an exported PATH makes `cat` run out/cat (a copy of rm): victim is removed, allowed; PATH as a "
+     "prefix or a bare assignment is asked about"),
+]
+
+
+def _bypass_params() -> list[Any]:
+    return [pytest.param(command, marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=why), id=command)
+            for command, _, why in BYPASSES]
+
+
+@pytest.mark.parametrize("command", _bypass_params())
+def test_bypasses_round2(adv: tuple[Path, Path, Path], command: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    ws, home, _ = adv
+    assert _decisions(command, ws, home, monkeypatch) <= {"ask", "deny"}, command
+
+
+@pytest.mark.skipif(BASH is None, reason="needs bash")
+@pytest.mark.parametrize(("command", "shown"), [(c, s) for c, s, _ in BYPASSES])
+def test_the_bypasses_are_real(adv: tuple[Path, Path, Path], command: str, shown: str) -> None:
+    """Each bypass, run with bash, reaches the denied file (its text is shown) or runs the denied
+    command (``victim`` is gone), while the policy allows it or has no opinion."""
+    ws, home, _ = adv
+    (ws / "victim").write_text("v\n")
+    os.makedirs(ws / "out", exist_ok=True)
+    output = _bash(command, ws, home)
+    if shown:
+        assert shown in output, output
+    else:
+        assert not (ws / "victim").exists(), output
+    assert _check(_policy("default", home), command, ws)["decision"] in ("allow", "none"), command
