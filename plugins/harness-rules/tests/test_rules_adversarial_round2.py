@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from harness_rules import RulesPolicy
 
 sys.path.insert(0, str(Path(__file__).parent))  # --import-mode=importlib: the helper modules sit here
 from test_rules_plain_judge_adversarial import _analysed, _build, _check, _policy
@@ -123,8 +124,33 @@ def test_another_process_working_directory_is_resolved(adv: tuple[Path, Path, Pa
 
 # -- bypasses ------------------------------------------------------------------------------
 
+EDITS = {"allow": ["bash(cat *)", "bash(head *)", "edit(./**)"], "deny": ["read(./.env)", "read(./secrets/**)"]}
+"""Edits allowed anywhere, reads of secrets denied: a ``<>`` redirection is then allowed outright."""
+
 BYPASSES: list[tuple[str, str, str]] = [
-    # (command, what bash shows when it reaches the denied file or command, why)
+    # (command, what bash shows when it reaches the denied file, or "" when it removes `victim`, why);
+    # most severe first
+    ("cat <>.env", "TOKEN=1",
+     "`<>` opens the file for reading and writing: checked against edit rules only, never against read "
+     "denials; with stdin on it cat prints .env (none here, allowed when edits are: see the EDITS test)"),
+    ("cat 0<>.env", "TOKEN=1", "`<>` with a descriptor"),
+    ("head -n1 0<>linkdir/key.pem", "KEY", "`<>` through a symlinked directory into secrets/"),
+    ("cat <>~/.ssh/id_rsa", "private", "`<>` at the home's ssh key"),
+    ("exec 3<>.env; cat <&3", "TOKEN=1", "`exec 3<>` then a duplication"),
+    ("cat 3<>.env <&3", "TOKEN=1", "`3<>` then a duplication on the same command"),
+    ("sed '1e rm victim' README.md", "",
+     "GNU sed's `e` command runs a shell command: a denied `rm` runs under bash(sed *)"),
+    ("sed 's/.*/cat .env/e' README.md", "TOKEN=1", "the `e` flag of `s` runs the pattern space as a command"),
+    ("sed 'r .env' README.md", "TOKEN=1", "sed's `r FILE` command reads a file named inside the script"),
+    ("sed 'R .env' README.md", "TOKEN=1", "sed's `R FILE` command"),
+    ("sed -e 1r.env README.md", "TOKEN=1", "`r` glued to its file in an -e script"),
+    ("sed 'w .git/config' README.md", "[core]\nreadme",
+     "sed's `w FILE` command writes a file named inside the script (.git/config, an edit denial)"),
+    ("sed -n w.git/config README.md", "readme", "`w` glued to its file"),
+    ("tar cf /dev/null --checkpoint=1 --checkpoint-action=exec='rm victim' README.md", "",
+     "GNU tar runs --checkpoint-action=exec=CMD: a denied `rm` runs under bash(tar *)"),
+    ("tar cf /dev/null --use-compress-program='rm victim' README.md", "",
+     "tar runs --use-compress-program through the shell (`tar -I 'rm victim'` is denied)"),
     ("xargs -a .env echo", "TOKEN=1", "xargs -a FILE reads its arguments from FILE: .env is printed, allowed"),
     ("xargs --arg-file=.env echo", "TOKEN=1", "the long spelling of xargs -a"),
     ("xargs -a.env echo", "TOKEN=1", "xargs -a with the file attached"),
@@ -157,8 +183,21 @@ def test_the_bypasses_are_real(adv: tuple[Path, Path, Path], command: str, shown
     (ws / "victim").write_text("v\n")
     os.makedirs(ws / "out", exist_ok=True)
     output = _bash(command, ws, home)
-    if shown:
+    if shown.startswith("[core]"):
+        assert (ws / ".git" / "config").read_text() != "[core]\n", output
+    elif shown == "readme":
+        assert (ws / ".git" / "config").read_text() == "readme\n", output
+    elif shown:
         assert shown in output, output
     else:
         assert not (ws / "victim").exists(), output
     assert _check(_policy("default", home), command, ws)["decision"] in ("allow", "none"), command
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="`<>` is judged as an edit only: with edits allowed, reading a denied file through it is allowed")
+@pytest.mark.parametrize("command", ["cat <>.env", "cat <>linkdir/key.pem", "cat <>src/env_link", "head 0<>secrets/key.pem"])
+def test_a_read_write_redirection_of_a_denied_file_is_not_allowed(adv: tuple[Path, Path, Path], command: str) -> None:
+    ws, home, _ = adv
+    policy = RulesPolicy(EDITS, env={"HOME": str(home)})
+    assert _check(policy, command, ws)["decision"] in ("deny", "ask"), command
