@@ -73,12 +73,8 @@ DENIED = [
     "readarray a < .env", "xargs echo < .env",
     # a shell reading a here-string
     "bash <<< 'cat .env'", "sh <<< 'cat .env'",
-    # an environment variable naming a file or a command, before the command or exported
-    "export BASH_ENV=secrets/key.pem; bash -c 'git status'", "PAGER='cat .env' git log",
-    "git -c core.pager='cat .env' log", "git -c alias.status='!cat .env' status",
-    "git -c alias.diff='!rm victim' diff", "export GIT_PAGER='cat .env'; git log",
-    "export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=alias.status GIT_CONFIG_VALUE_0='!cat .env'; git status",
 ]
+
 
 
 @pytest.mark.parametrize("command", DENIED)
@@ -201,3 +197,98 @@ def test_a_read_write_redirection_of_a_denied_file_is_not_allowed(adv: tuple[Pat
     ws, home, _ = adv
     policy = RulesPolicy(EDITS, env={"HOME": str(home)})
     assert _check(policy, command, ws)["decision"] in ("deny", "ask"), command
+
+
+# -- git reading the work tree -------------------------------------------------------------
+
+GIT = shutil.which("git")
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> tuple[Path, Path]:
+    """``(work tree, home)``: a git repository whose committed .env and secrets/key.pem changed
+    on disk since (the new lines, ``TOKEN=NEW`` and ``KEY2``, are only in the denied files)."""
+    ws, home = tmp_path.resolve() / "repo", tmp_path.resolve() / "home"
+    (ws / "secrets").mkdir(parents=True)
+    (ws / "out").mkdir()
+    (home / ".ssh").mkdir(parents=True)
+    (ws / ".env").write_text("TOKEN=1\n")
+    (ws / "secrets" / "key.pem").write_text("KEY\n")
+    (ws / "README.md").write_text("r\n")
+    (ws / "victim").write_text("v\n")
+    assert GIT is not None
+    env = {"HOME": str(home), "PATH": "/usr/bin:/bin", "GIT_AUTHOR_NAME": "a", "GIT_AUTHOR_EMAIL": "a@b.invalid",
+           "GIT_COMMITTER_NAME": "a", "GIT_COMMITTER_EMAIL": "a@b.invalid"}
+    for argv in (["init", "-q"], ["add", ".env", "secrets", "README.md"], ["commit", "-qm", "init"]):
+        subprocess.run([GIT, *argv], cwd=ws, env=env, check=True, capture_output=True)
+    (ws / ".env").write_text("TOKEN=1\nTOKEN=NEW\n")
+    (ws / "secrets" / "key.pem").write_text("KEY\nKEY2\n")
+    return ws, home
+
+
+@pytest.mark.skipif(GIT is None, reason="needs git")
+@pytest.mark.parametrize("command", ["git diff -- .env", "git log -p -- .env", "git grep TOKEN", "git -C secrets diff",
+                                     "git --git-dir=.git diff", "git diff HEAD -- secrets",
+                                     "git diff --no-index .env README.md"])
+def test_git_naming_a_denied_path_is_denied(repo: tuple[Path, Path], command: str) -> None:
+    ws, home = repo
+    assert _check(_policy("default", home), command, ws)["decision"] == "deny", command
+
+
+@pytest.mark.skipif(GIT is None, reason="needs git")
+def test_a_pager_variable_before_git_is_asked_about(repo: tuple[Path, Path]) -> None:
+    ws, home = repo
+    assert _check(_policy("default", home), "PAGER='cat .env' git log", ws)["decision"] == "ask"
+
+
+GIT_ALL = {"allow": ["bash(git *)", "bash(cat *)"], "deny": ["bash(rm *)", "read(./.env)", "read(./secrets/**)"]}
+"""``git`` allowed whole, ``rm`` and the secrets denied."""
+
+GIT_BYPASSES = [
+    # (command, what bash shows, or "" when it removes `victim`, rules: "default" or "git-all", why)
+    ("git -c diff.external='rm victim' diff", "", "git-all",
+     "a `-c` value git runs as a command (diff.external): the denied rm runs, allowed by bash(git *); "
+     "none under the default rules"),
+    ("git -c core.fsmonitor='rm victim' status", "", "git-all", "core.fsmonitor runs on every status"),
+    ("git -c alias.x='!rm victim' x", "", "git-all", "a `!` alias defined on the line itself"),
+    ("git -c diff.external='cat .env' diff", "TOKEN=1", "git-all", "the external diff reads the denied file"),
+    ("export GIT_CONFIG_COUNT=1 GIT_CONFIG_KEY_0=core.fsmonitor GIT_CONFIG_VALUE_0='rm victim'; git status", "",
+     "default", "GIT_CONFIG_* exported (asked about as a prefix): the denied rm runs, allowed by bash(export *) "
+                "and bash(git status *)"),
+    ("GIT_EXTERNAL_DIFF='rm victim' git diff", "", "git-all",
+     "GIT_EXTERNAL_DIFF is not among the variables asked about: none, and the denied rm runs"),
+    ("git diff", "TOKEN=NEW", "default", "git diff without a path reads every tracked file of the work tree, .env and "
+                              "secrets/key.pem included, and prints their changed lines: allowed by bash(git diff *)"),
+    ("git diff HEAD", "KEY2", "default", "the same against HEAD"),
+    ("git diff .", "TOKEN=NEW", "default", "`.` as the pathspec: not walked like a tree reader's directory"),
+    ("git diff -R", "TOKEN=NEW", "default", "an option does not change it"),
+    ("echo 'rm victim' > out/p; export GIT_EXTERNAL_DIFF='sh out/p'; git diff", "", "default",
+     "an exported GIT_EXTERNAL_DIFF makes git diff run a script: a denied rm runs; as a prefix the "
+     "variable would be asked about"),
+]
+
+
+@pytest.mark.skipif(GIT is None, reason="needs git")
+@pytest.mark.parametrize("command", [pytest.param(c, marks=pytest.mark.xfail(strict=True, raises=AssertionError,
+                                                                             reason=why), id=c)
+                                     for c, _, _, why in GIT_BYPASSES])
+def test_git_bypasses(repo: tuple[Path, Path], command: str) -> None:
+    ws, home = repo
+    rules = next(r for c, _, r, _ in GIT_BYPASSES if c == command)
+    assert _check(_git_policy(rules, home), command, ws)["decision"] in ("deny", "ask"), command
+
+
+def _git_policy(rules: str, home: Path) -> RulesPolicy:
+    return RulesPolicy(GIT_ALL, env={"HOME": str(home)}) if rules == "git-all" else _policy(rules, home)
+
+
+@pytest.mark.skipif(GIT is None or BASH is None, reason="needs git and bash")
+@pytest.mark.parametrize(("command", "shown", "rules"), [(c, s, r) for c, s, r, _ in GIT_BYPASSES])
+def test_the_git_bypasses_are_real(repo: tuple[Path, Path], command: str, shown: str, rules: str) -> None:
+    ws, home = repo
+    output = _bash(command, ws, home)
+    if shown:
+        assert shown in output, output
+    else:
+        assert not (ws / "victim").exists(), output
+    assert _check(_git_policy(rules, home), command, ws)["decision"] in ("allow", "none"), command
