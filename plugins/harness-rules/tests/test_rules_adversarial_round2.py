@@ -84,6 +84,26 @@ def test_shapes_reaching_a_denied_file_or_command_are_denied(adv: tuple[Path, Pa
     assert _decisions(command, ws, home, monkeypatch) == {"deny"}, command
 
 
+@pytest.fixture
+def plain(tmp_path: Path) -> tuple[Path, Path]:
+    """``(workspace, home)`` without the adversarial links (whose names, ``status``, ``diff``,
+    ``log``, ``a``..., would deny a line for another reason): one link, ``linkdir -> secrets``."""
+    ws, home = tmp_path.resolve() / "ws", tmp_path.resolve() / "home"
+    for directory in (ws / "src", ws / "secrets" / "sub", ws / ".git", home / ".ssh"):
+        directory.mkdir(parents=True)
+    for name, text in {".env": "T\n", ".env.local": "T\n", "secrets/key.pem": "K\n", "secrets/sub/x.pem": "X\n",
+                       ".git/config": "c\n", "README.md": "r\n", "src/a.py": "a\n"}.items():
+        (ws / name).write_text(text)
+    os.symlink("secrets", ws / "linkdir")
+    return ws, home
+
+
+@pytest.mark.parametrize("command", DENIED)
+def test_the_denied_shapes_are_denied_without_the_adversarial_links(plain: tuple[Path, Path], command: str) -> None:
+    ws, home = plain
+    assert _check(_policy("default", home), command, ws)["decision"] == "deny", command
+
+
 ASKED = [
     "shopt -s nocaseglob; cat .EN?", "shopt -s nocaseglob; cat .ENV", "shopt -s extglob; cat .@(env)",
     "shopt -s extglob; cat +(.env)", "shopt -s extglob; cat !(README.md|src)", "enable -n echo; echo .env",
@@ -98,6 +118,12 @@ def test_shapes_the_rules_cannot_follow_are_asked_about(adv: tuple[Path, Path, P
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
     ws, home, _ = adv
     assert _decisions(command, ws, home, monkeypatch) <= {"ask", "deny"}, command
+
+
+@pytest.mark.parametrize("command", ASKED)
+def test_the_asked_shapes_are_asked_without_the_adversarial_links(plain: tuple[Path, Path], command: str) -> None:
+    ws, home = plain
+    assert _check(_policy("default", home), command, ws)["decision"] in ("ask", "deny"), command
 
 
 def test_another_process_working_directory_is_resolved(adv: tuple[Path, Path, Path]) -> None:
@@ -147,6 +173,15 @@ BYPASSES: list[tuple[str, str, str]] = [
      "GNU tar runs --checkpoint-action=exec=CMD: a denied `rm` runs under bash(tar *)"),
     ("tar cf /dev/null --use-compress-program='rm victim' README.md", "",
      "tar runs --use-compress-program through the shell (`tar -I 'rm victim'` is denied)"),
+    ("echo .env | tar cf - -T -", "TOKEN=1",
+     "tar -T - reads the names to archive from its standard input: .env is archived to stdout, allowed"),
+    ("tar cf - -T - <<< .env", "TOKEN=1", "the names from a here-string"),
+    ("printf '.env\\n' | tar -c --files-from=- -f -", "TOKEN=1", "the long spelling"),
+    ("echo secrets | tar cf - -T -", "KEY", "a directory name from stdin: tar archives the denied tree"),
+    ("echo .env > out/list && tar cf - -T out/list", "TOKEN=1",
+     "-T FILE is checked as a file read, the names inside it are not: a list written earlier on the line"),
+    ("printf '.env\\0' | sort --files0-from=-", "TOKEN=1", "sort --files0-from=- reads the names from stdin"),
+    ("zip out/x.zip -@ <<< .env", "adding: .env", "zip -@ reads the names from stdin (none: zip is not allowed)"),
     ("xargs -a .env echo", "TOKEN=1", "xargs -a FILE reads its arguments from FILE: .env is printed, allowed"),
     ("xargs --arg-file=.env echo", "TOKEN=1", "the long spelling of xargs -a"),
     ("xargs -a.env echo", "TOKEN=1", "xargs -a with the file attached"),
