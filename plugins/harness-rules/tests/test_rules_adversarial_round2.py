@@ -71,8 +71,25 @@ DENIED = [
     # read/mapfile from a denied file
     "read -r line < .env", "read line < .env; echo $line", "mapfile a < .env", "mapfile -t a < .env; echo ${a[0]}",
     "readarray a < .env", "xargs echo < .env",
-    # a shell reading a here-string
-    "bash <<< 'cat .env'", "sh <<< 'cat .env'",
+    # a shell reading a here-string or here-document, under any option or spelling
+    "bash <<< 'cat .env'", "sh <<< 'cat .env'", "bash <<EOF\ncat .env\nEOF", "bash <<-EOF\n\tcat .env\n\tEOF",
+    "sh -s <<'E'\nrm victim\nE", "bash /dev/stdin <<<'rm victim'", "bash -s -- x <<< 'rm victim'",
+    "bash --norc <<< 'rm victim'", "bash -O extglob <<< 'rm victim'", "bash +x <<< 'rm victim'",
+    "env bash <<< 'rm victim'", "/bin/sh <<< 'rm victim'", "dash <<< 'rm victim'", "cat <<< 'rm victim' | bash",
+    "echo 'rm victim' | bash -s", "source /dev/stdin <<< 'rm victim'", ". /proc/self/fd/0 <<< 'rm victim'",
+    "bash /proc/self/fd/0 <<< 'rm victim'", "bash /dev/fd/0 <<< 'rm victim'", "bash 0<<< 'rm victim'",
+    "exec bash <<< 'rm victim'", "bash -c 'bash' <<< 'rm victim'", "bash -c 'sh -s' <<< 'rm victim'",
+    "bash <<< 'r''m victim'", "bash <<< 'cat .e\"\"nv'", "bash -o posix -s <<< 'rm victim'", "bash -- <<< 'rm victim'",
+    "bash -r <<< 'cat .env'", "bash -v /dev/stdin <<< 'rm victim'", "bash -x secrets/key.pem",
+    # programs the rules know, with options that read or write a file
+    "wc --files0-from=.env", "sort --random-source=.env README.md", "shuf --random-source=.env README.md",
+    "git grep -Orm r README.md", "cp --backup=t README.md .git/config", "cp -rt .git src",
+    "mkdir -p out; cp -r --parents src/lib .git", "diff -u README.md /dev/fd/3 3<.env", "diff README.md - < .env",
+    "sed --follow-symlinks -i s/c/d/ status", "sed -i s/a/b/ gitlink/config",
+    "find . -fprint .git/x", "find . -newer .env", "diff --from-file=.env README.md", "touch -r .env src/a.py",
+    "tee -a .git/config < README.md", "install -D README.md .git/hooks/x", "mv -t .git README.md",
+    "sort --output=.git/x README.md", "tar cf /dev/null -T .env", "rsync -a ./ /dev/null/r/", "zip -r /dev/null/x.zip .",
+    "cp -r . /dev/null/x", "tar cf /dev/null .", "cat <(cat .env)", "cat README.md 1<>.git/config",
 ]
 
 
@@ -98,7 +115,11 @@ def plain(tmp_path: Path) -> tuple[Path, Path]:
     return ws, home
 
 
-@pytest.mark.parametrize("command", DENIED)
+LINKED = {"sed --follow-symlinks -i s/c/d/ status", "sed -i s/a/b/ gitlink/config"}
+"""Denied shapes that go through the adversarial workspace's links (absent from :func:`plain`)."""
+
+
+@pytest.mark.parametrize("command", [c for c in DENIED if c not in LINKED])
 def test_the_denied_shapes_are_denied_without_the_adversarial_links(plain: tuple[Path, Path], command: str) -> None:
     ws, home = plain
     assert _check(_policy("default", home), command, ws)["decision"] == "deny", command
@@ -109,7 +130,10 @@ ASKED = [
     "shopt -s extglob; cat +(.env)", "shopt -s extglob; cat !(README.md|src)", "enable -n echo; echo .env",
     "declare -n x=y", "cat /proc/$$/cwd/.env", "cat /proc/self/task/1/cwd/.env", "cat README.md | xargs cat",
     "BASH_ENV=.env bash -c true", "GIT_SSH_COMMAND='cat .env' git fetch", "LESSOPEN='|cat .env' less README.md",
-    "export CDPATH=/; cd secrets", "shopt -s expand_aliases; alias ls=cat",
+    "export CDPATH=/; cd secrets", "shopt -s expand_aliases; alias ls=cat", "printf 'rm %s' victim | sh",
+    "echo cm0gdmljdGlt | base64 -d | sh", "bash 3<<< 'rm victim' /dev/fd/3", "bash -c 'cat | sh' <<< 'rm victim'",
+    "sed 's/^/r/' <<< 'm victim' | sh", "sort <<< 'rm victim' | bash", "echo .env | xargs cat",
+    "tar cf - -T /dev/stdin <<< secrets/key.pem", "time cat .env", "cat $(echo .env)",
 ]
 
 
@@ -172,7 +196,17 @@ BYPASSES: list[tuple[str, str, str]] = [
     ("tar cf /dev/null --checkpoint=1 --checkpoint-action=exec='rm victim' README.md", "",
      "GNU tar runs --checkpoint-action=exec=CMD: a denied `rm` runs under bash(tar *)"),
     ("tar cf /dev/null --use-compress-program='rm victim' README.md", "",
-     "tar runs --use-compress-program through the shell (`tar -I 'rm victim'` is denied)"),
+     "tar runs --use-compress-program through the shell"),
+    ("tar -c -I 'rm victim' -f /dev/null README.md", "",
+     "the -I spelling (`tar -I 'rm victim' -cf ...` is denied in the adversarial workspace only because "
+     "its `f` link names .env.local; in a plain workspace it is allowed too)"),
+    ("rg --pre rm x victim", "",
+     "rg --pre PROG runs PROG with each searched file: `rm victim` runs under bash(rg *) (`rg --pre=rm x src` "
+     "removes every file below src)"),
+    ("tar cf - README.md -I 'cat .env'", "TOKEN=1",
+     "tar -I runs its compressor through the shell: .env is printed"),
+    ("tar cf out/a.tar README.md && tar xf out/a.tar --to-command='rm victim'", "",
+     "tar x --to-command runs a command for every member"),
     ("echo .env | tar cf - -T -", "TOKEN=1",
      "tar -T - reads the names to archive from its standard input: .env is archived to stdout, allowed"),
     ("tar cf - -T - <<< .env", "TOKEN=1", "the names from a here-string"),
@@ -182,6 +216,11 @@ BYPASSES: list[tuple[str, str, str]] = [
      "-T FILE is checked as a file read, the names inside it are not: a list written earlier on the line"),
     ("printf '.env\\0' | sort --files0-from=-", "TOKEN=1", "sort --files0-from=- reads the names from stdin"),
     ("zip out/x.zip -@ <<< .env", "adding: .env", "zip -@ reads the names from stdin (none: zip is not allowed)"),
+    ("bash --init-file secrets/key.pem -i < /dev/null", "KEY",
+     "an interactive bash sources its --init-file/--rcfile operand: the denied file runs and its text leaks "
+     "(none; `bash secrets/key.pem` is denied)"),
+    ("bash --rcfile secrets/key.pem -i < /dev/null", "KEY", "the --rcfile spelling"),
+    ("export ENV=secrets/key.pem; sh -i < /dev/null", "KEY", "an exported ENV: an interactive sh sources it"),
     ("xargs -a .env echo", "TOKEN=1", "xargs -a FILE reads its arguments from FILE: .env is printed, allowed"),
     ("xargs --arg-file=.env echo", "TOKEN=1", "the long spelling of xargs -a"),
     ("xargs -a.env echo", "TOKEN=1", "xargs -a with the file attached"),
