@@ -37,6 +37,12 @@ def adv(tmp_path: Path) -> Iterator[tuple[Path, Path, Path]]:
     yield _build(tmp_path.resolve())
 
 
+@pytest.fixture(scope="module")
+def shared(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Path, Path, Path]]:
+    """One adversarial workspace for the tests that only judge (nothing runs in it)."""
+    yield _build(tmp_path_factory.mktemp("round2").resolve())
+
+
 def _decisions(command: str, ws: Path, home: Path, patch: pytest.MonkeyPatch, rules: str = "default") -> set[str]:
     policy = _policy(rules, home)
     return {_check(policy, command, ws)["decision"], _analysed(policy, command, ws, patch)["decision"]}
@@ -95,9 +101,9 @@ DENIED = [
 
 
 @pytest.mark.parametrize("command", DENIED)
-def test_shapes_reaching_a_denied_file_or_command_are_denied(adv: tuple[Path, Path, Path], command: str,
+def test_shapes_reaching_a_denied_file_or_command_are_denied(shared: tuple[Path, Path, Path], command: str,
                                                             monkeypatch: pytest.MonkeyPatch) -> None:
-    ws, home, _ = adv
+    ws, home, _ = shared
     assert _decisions(command, ws, home, monkeypatch) == {"deny"}, command
 
 
@@ -138,9 +144,9 @@ ASKED = [
 
 
 @pytest.mark.parametrize("command", ASKED)
-def test_shapes_the_rules_cannot_follow_are_asked_about(adv: tuple[Path, Path, Path], command: str,
+def test_shapes_the_rules_cannot_follow_are_asked_about(shared: tuple[Path, Path, Path], command: str,
                                                         monkeypatch: pytest.MonkeyPatch) -> None:
-    ws, home, _ = adv
+    ws, home, _ = shared
     assert _decisions(command, ws, home, monkeypatch) <= {"ask", "deny"}, command
 
 
@@ -239,8 +245,8 @@ def _bypass_params() -> list[Any]:
 
 
 @pytest.mark.parametrize("command", _bypass_params())
-def test_bypasses_round2(adv: tuple[Path, Path, Path], command: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    ws, home, _ = adv
+def test_bypasses_round2(shared: tuple[Path, Path, Path], command: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    ws, home, _ = shared
     assert _decisions(command, ws, home, monkeypatch) <= {"ask", "deny"}, command
 
 
@@ -267,8 +273,8 @@ def test_the_bypasses_are_real(adv: tuple[Path, Path, Path], command: str, shown
 @pytest.mark.xfail(strict=True, raises=AssertionError,
                    reason="`<>` is judged as an edit only: with edits allowed, reading a denied file through it is allowed")
 @pytest.mark.parametrize("command", ["cat <>.env", "cat <>linkdir/key.pem", "cat <>src/env_link", "head 0<>secrets/key.pem"])
-def test_a_read_write_redirection_of_a_denied_file_is_not_allowed(adv: tuple[Path, Path, Path], command: str) -> None:
-    ws, home, _ = adv
+def test_a_read_write_redirection_of_a_denied_file_is_not_allowed(shared: tuple[Path, Path, Path], command: str) -> None:
+    ws, home, _ = shared
     policy = RulesPolicy(EDITS, env={"HOME": str(home)})
     assert _check(policy, command, ws)["decision"] in ("deny", "ask"), command
 
@@ -366,3 +372,65 @@ def test_the_git_bypasses_are_real(repo: tuple[Path, Path], command: str, shown:
     else:
         assert not (ws / "victim").exists(), output
     assert _check(_git_policy(rules, home), command, ws)["decision"] in ("allow", "none"), command
+
+
+# -- the file tools --------------------------------------------------------------------------
+
+TOOL_DENIED: list[tuple[str, dict[str, Any]]] = [
+    ("read", {"file_path": ".env/"}), ("read", {"file_path": ".env//"}), ("read", {"file_path": "{ws}//.env"}),
+    ("read", {"file_path": "//{ws}/.env"}), ("read", {"file_path": "{ws}/./.env"}), ("read", {"file_path": "./././.env"}),
+    ("read", {"file_path": "src/a.py/../../.env"}), ("read", {"file_path": "linkdir/../.env"}),
+    ("read", {"file_path": "deep/../key.pem"}), ("read", {"file_path": "deep/../../.env"}),
+    ("read", {"file_path": "outlink/../ws/.env"}), ("read", {"file_path": "./" * 5000 + ".env"}),
+    ("read", {"file_path": "src/" + "../src/" * 2000 + "../.env"}), ("read", {"file_path": "~//.ssh/id_rsa"}),
+    ("read", {"file_path": "{wslink}/linkdir/key.pem"}), ("read", {"file_path": "/proc/self/root{ws}/.env"}),
+    ("read", {"file_path": "/proc/self/cwd/../ws/.env"}), ("read", {"file_path": "loop/../.env"}),
+    ("read", {"file_path": "c44/../.env"}), ("read", {"file_path": "dangling/../.env"}),
+    ("read", {"file_path": "README.md/../.env"}), ("read", {"file_path": ".env\n"}), ("read", {"file_path": ""}),
+    ("read", {"file_path": "README.md", "path": ".env"}), ("read", {"file_path": "README.md", "notebook_path": ".env"}),
+    ("edit", {"file_path": ".git/config/"}), ("edit", {"file_path": ".git/./config"}), ("edit", {"file_path": "gitdangle"}),
+    ("edit", {"file_path": "dangling/../.git/x"}), ("write", {"file_path": "nothere/../.git/x"}),
+    ("write", {"file_path": "gitdangle/x"}), ("write", {"file_path": ".git"}),
+    ("grep", {"pattern": "x", "path": "src", "glob": "../.env"}), ("grep", {"pattern": "x", "path": "src", "exclude": ["."]}),
+    ("grep", {"pattern": "x", "path": "..", "glob": "ws/.env"}), ("glob", {"pattern": "*/.env", "path": ".."}),
+    ("glob", {"pattern": "src/{a.py,../.env}"}), ("glob", {"pattern": "src/[.]./.env"}), ("glob", {"pattern": "s[e]crets/*"}),
+    ("apply_patch", {"patch": "*** Begin Patch\n*** Update File: src/a.py\n*** Move to: .git/hooks/pre-commit\n@@\n"
+                              "-a = 1\n+x\n*** End Patch"}),
+]
+TOOL_ASKED: list[tuple[str, dict[str, Any]]] = [
+    ("read", {"file_path": ".env\x00"}), ("read", {"file_path": ".env\x00.txt"}), ("read", {"file_path": "/dev/fd/3"}),
+    ("read", {"file_path": "/proc/self/environ"}), ("read", {"file_path": "c44/key.pem"}),
+    ("read", {"file_path": [".env"]}), ("read", {"file_path": 1}),
+]
+
+
+def _tool(policy: Any, tool: str, data: dict[str, Any], ws: Path, wslink: Path) -> str:
+    filled = {key: value.replace("{ws}", str(ws)).replace("{wslink}", str(wslink)) if isinstance(value, str) else value
+              for key, value in data.items()}
+    return str(policy.check(tool, filled, workspace_root=ws).to_json()["decision"])
+
+
+@pytest.mark.parametrize(("tool", "data"), TOOL_DENIED, ids=[f"{t}-{i}" for i, (t, _) in enumerate(TOOL_DENIED)])
+def test_tool_paths_under_tricky_spellings_are_denied(shared: tuple[Path, Path, Path], tool: str,
+                                                      data: dict[str, Any]) -> None:
+    ws, home, wslink = shared
+    assert _tool(_policy("default", home), tool, data, ws, wslink) == "deny", (tool, data)
+
+
+@pytest.mark.parametrize(("tool", "data"), TOOL_ASKED, ids=[f"{t}-{i}" for i, (t, _) in enumerate(TOOL_ASKED)])
+def test_tool_paths_that_cannot_be_resolved_are_asked_about(shared: tuple[Path, Path, Path], tool: str,
+                                                            data: dict[str, Any]) -> None:
+    ws, home, wslink = shared
+    assert _tool(_policy("default", home), tool, data, ws, wslink) == "ask", (tool, data)
+
+
+@pytest.mark.parametrize("path", [".ENV", "\u2024env", ".env\u200b", ".\uff45nv", " .env", "\\.env", "SECRETS/key.pem",
+                                  "$HOME/.ssh/id_rsa", "dangling/../../.env"])
+def test_look_alike_tool_paths_name_other_files(shared: tuple[Path, Path, Path], path: str) -> None:
+    """Look-alikes (case on this case-sensitive file system, unicode, spaces, a literal ``$HOME``)
+    are other files, none of which exists: the rules have no opinion, and no such read reaches
+    a denied file (checked: each fails with ENOENT)."""
+    ws, home, wslink = shared
+    if os.path.lexists(ws / path):
+        pytest.skip("a case-insensitive file system: the look-alike is the denied file")
+    assert _tool(_policy("default", home), "read", {"file_path": path}, ws, wslink) == "none", path
