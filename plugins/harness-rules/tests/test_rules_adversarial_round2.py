@@ -96,6 +96,12 @@ DENIED = [
     "tee -a .git/config < README.md", "install -D README.md .git/hooks/x", "mv -t .git README.md",
     "sort --output=.git/x README.md", "tar cf /dev/null -T .env", "rsync -a ./ /dev/null/r/", "zip -r /dev/null/x.zip .",
     "cp -r . /dev/null/x", "tar cf /dev/null .", "cat <(cat .env)", "cat README.md 1<>.git/config",
+    # $(<file), brace descriptors, redirections of compound commands and functions
+    'echo "$(<.env)"', "echo $(< .env)", 'printf %s "$(<secrets/key.pem)"', "x=$(<.env); echo $x", "echo `<.env`",
+    'cat <<< "$(<.env)"', 'echo "$(< linkdir/key.pem)"', "cat {x}<.env /dev/fd/10", "head -n1 {x}<.env <&10",
+    ": {x}>.git/config", "> .git/config", "< .env cat", "<.env wc -c", "{ cat; } < .env", "(cat) < .env",
+    "while read l; do echo $l; done < .env", "if true; then cat; fi < .env", "f() { cat; }; f < .env",
+    "f() { cat; } < .env; f", "rg -f .env src/lib", "rg --ignore-file=.env x src/lib", "diff --exclude-from=.env src src",
 ]
 
 
@@ -277,6 +283,46 @@ def test_a_read_write_redirection_of_a_denied_file_is_not_allowed(shared: tuple[
     ws, home, _ = shared
     policy = RulesPolicy(EDITS, env={"HOME": str(home)})
     assert _check(policy, command, ws)["decision"] in ("deny", "ask"), command
+
+
+SETS = {"allow": ["bash(set *)", "bash(shopt *)", "bash(cat *)", "bash(head *)"],
+        "deny": ["read(./.env)", "read(./secrets/**)"]}
+"""``set`` and ``shopt`` allowed (``set -e``, ``shopt -s nullglob`` are common), secrets denied."""
+
+PHYSICAL = [
+    # (command, what bash prints from the denied file, why)
+    ("set -P; cd deep/..; cat key.pem", "KEY",
+     "`set -P` (physical) makes every later cd resolve links before `..`: deep/.. is secrets/, so key.pem is "
+     "secrets/key.pem; the rules track deep/.. as the workspace root (`cd -P` is handled, `set -P` is not)"),
+    ("set -o physical && cd deep/.. && cat key.pem", "KEY", "the long spelling"),
+    ("set -eP; cd deep/.. && cat key.pem", "KEY", "P in an option cluster"),
+    ("set -P; cd deep/../sub; cat x.pem", "X", "a path below"),
+    ("shopt -s cdable_vars; d=secrets; cd d; cat key.pem", "KEY",
+     "with cdable_vars, `cd d` (no directory d) changes to the value of $d: secrets/"),
+]
+
+
+@pytest.mark.parametrize("command", [pytest.param(c, marks=pytest.mark.xfail(strict=True, raises=AssertionError,
+                                                                             reason=why), id=c)
+                                     for c, _, why in PHYSICAL])
+def test_shell_options_that_change_cd(shared: tuple[Path, Path, Path], command: str) -> None:
+    ws, home, _ = shared
+    assert _check(RulesPolicy(SETS, env={"HOME": str(home)}), command, ws)["decision"] in ("deny", "ask"), command
+
+
+@pytest.mark.skipif(BASH is None, reason="needs bash")
+@pytest.mark.parametrize(("command", "shown"), [(c, s) for c, s, _ in PHYSICAL])
+def test_the_cd_option_bypasses_are_real(adv: tuple[Path, Path, Path], command: str, shown: str) -> None:
+    ws, home, _ = adv
+    assert shown in _bash(command, ws, home)
+    assert _check(RulesPolicy(SETS, env={"HOME": str(home)}), command, ws)["decision"] == "allow", command
+
+
+@pytest.mark.parametrize("command", ["set -P; cd deep; cd ..; cat key.pem", "set -P; cat deep/../key.pem",
+                                     "set -P; cd linkdir/..; cat .env"])
+def test_physical_paths_the_rules_do_resolve(shared: tuple[Path, Path, Path], command: str) -> None:
+    ws, home, _ = shared
+    assert _check(RulesPolicy(SETS, env={"HOME": str(home)}), command, ws)["decision"] == "deny", command
 
 
 # -- git reading the work tree -------------------------------------------------------------
