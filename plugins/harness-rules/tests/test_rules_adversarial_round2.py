@@ -325,6 +325,52 @@ def test_physical_paths_the_rules_do_resolve(shared: tuple[Path, Path, Path], co
     assert _check(RulesPolicy(SETS, env={"HOME": str(home)}), command, ws)["decision"] == "deny", command
 
 
+GLOB_OPTIONS = [
+    "shopt -s extglob\ncat +(.env)", "shopt -s extglob\ncat .@(e)nv", "shopt -s nocaseglob; cat .E*",
+    "shopt -s nocaseglob\ncat SECRET?/KEY.*", "shopt -s extglob; shopt -s nocaseglob; cat .EN[V]",
+    "shopt -s nullglob\ncat .E* README.md", "shopt -s extglob\ncat !(README.md|src|*.py)", "shopt -s failglob; cat .e*",
+    "shopt -s globasciiranges; cat .[d-f]nv", "set +f; cat .e*", "shopt -u globskipdots; cat .*",
+    "set -o noglob; set +o noglob; cat .e*", "shopt -s dotglob\ncat l*/*", "shopt -s globstar\ncat **/*.pem",
+]
+
+
+@pytest.mark.parametrize("command", GLOB_OPTIONS)
+def test_glob_options_are_not_allowed_even_when_shopt_is(shared: tuple[Path, Path, Path], command: str) -> None:
+    """A glob option set on an earlier line of the same script is in force for the next (bash -c
+    runs line by line: ``shopt -s extglob`` then a newline then ``cat +(.env)`` prints .env)."""
+    ws, home, _ = shared
+    assert _check(RulesPolicy(SETS, env={"HOME": str(home)}), command, ws)["decision"] in ("deny", "ask"), command
+
+
+DECLARES = {"allow": ["bash(declare *)", "bash(typeset *)", "bash(readonly *)", "bash(export *)", "bash(set *)",
+                      "bash(cat *)", "bash(true)"], "deny": ["read(./.env)", "read(./secrets/**)", "bash(rm *)"]}
+EXPORTED = [
+    # every one makes the later bash source secrets/key.pem (shown: "KEY: command not found")
+    ("declare -x BASH_ENV=secrets/key.pem; bash -c true", "allow"), ("typeset -x BASH_ENV=secrets/key.pem; bash -c true", "allow"),
+    ("declare -gx BASH_ENV=secrets/key.pem; bash -c true", "allow"),
+    ("export -- BASH_ENV=secrets/key.pem; bash -c true", "allow"), ('export "BASH_ENV=secrets/key.pem"; bash -c true', "allow"),
+    ("export X=1 BASH_ENV=secrets/key.pem; bash -c true", "allow"), ("export BASH_ENV=secrets/key.pem\nbash -c true", "allow"),
+    ("set -a; BASH_ENV=secrets/key.pem; bash -c true", "none"),
+]
+
+
+@pytest.mark.parametrize("command", [pytest.param(c, marks=pytest.mark.xfail(
+    strict=True, raises=AssertionError,
+    reason=f"an exported BASH_ENV reaches the next bash (policy: {d}); as a prefix it is asked about"), id=c)
+    for c, d in EXPORTED])
+def test_exported_variables_that_run_code(shared: tuple[Path, Path, Path], command: str) -> None:
+    ws, home, _ = shared
+    assert _check(RulesPolicy(DECLARES, env={"HOME": str(home)}), command, ws)["decision"] in ("deny", "ask"), command
+
+
+@pytest.mark.skipif(BASH is None, reason="needs bash")
+@pytest.mark.parametrize(("command", "decision"), EXPORTED)
+def test_the_exported_variable_bypasses_are_real(adv: tuple[Path, Path, Path], command: str, decision: str) -> None:
+    ws, home, _ = adv
+    assert "KEY: command not found" in _bash(command, ws, home)
+    assert _check(RulesPolicy(DECLARES, env={"HOME": str(home)}), command, ws)["decision"] == decision, command
+
+
 # -- git reading the work tree -------------------------------------------------------------
 
 GIT = shutil.which("git")
