@@ -228,6 +228,9 @@ BYPASSES: list[tuple[str, str, str]] = [
      "-T FILE is checked as a file read, the names inside it are not: a list written earlier on the line"),
     ("printf '.env\\0' | sort --files0-from=-", "TOKEN=1", "sort --files0-from=- reads the names from stdin"),
     ("zip out/x.zip -@ <<< .env", "adding: .env", "zip -@ reads the names from stdin (none: zip is not allowed)"),
+    ("xargs -0a .env echo", "TOKEN=1", "-a inside an option cluster"),
+    ("xargs -ra .env echo", "TOKEN=1", "-a after -r in a cluster"),
+    ("xargs -d '\\n' -a .env echo", "TOKEN=1", "-a after another option"),
     ("bash --init-file secrets/key.pem -i < /dev/null", "KEY",
      "an interactive bash sources its --init-file/--rcfile operand: the denied file runs and its text leaks "
      "(none; `bash secrets/key.pem` is denied)"),
@@ -283,6 +286,18 @@ def test_a_read_write_redirection_of_a_denied_file_is_not_allowed(shared: tuple[
     ws, home, _ = shared
     policy = RulesPolicy(EDITS, env={"HOME": str(home)})
     assert _check(policy, command, ws)["decision"] in ("deny", "ask"), command
+
+
+PARALLEL = {"allow": ["bash(parallel *)", "bash(echo *)"], "deny": ["read(./.env)", "read(./secrets/**)", "bash(rm *)"]}
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="GNU parallel reads argument lines from `:::: FILE` and `-a`/`--arg-file FILE`: .env is "
+                          "read and echoed, allowed (not run: parallel is not installed here; from its manual)")
+@pytest.mark.parametrize("command", ["parallel echo :::: .env", "parallel -a .env echo", "parallel --arg-file .env echo"])
+def test_parallel_argument_files(shared: tuple[Path, Path, Path], command: str) -> None:
+    ws, home, _ = shared
+    assert _check(RulesPolicy(PARALLEL, env={"HOME": str(home)}), command, ws)["decision"] in ("deny", "ask"), command
 
 
 SETS = {"allow": ["bash(set *)", "bash(shopt *)", "bash(cat *)", "bash(head *)"],
