@@ -101,7 +101,12 @@ DENIED = [
     'cat <<< "$(<.env)"', 'echo "$(< linkdir/key.pem)"', "cat {x}<.env /dev/fd/10", "head -n1 {x}<.env <&10",
     ": {x}>.git/config", "> .git/config", "< .env cat", "<.env wc -c", "{ cat; } < .env", "(cat) < .env",
     "while read l; do echo $l; done < .env", "if true; then cat; fi < .env", "f() { cat; }; f < .env",
-    "f() { cat; } < .env; f", "rg -f .env src/lib", "rg --ignore-file=.env x src/lib", "diff --exclude-from=.env src src",
+    "f() { cat; } < .env; f", "rg -f .env src/lib",
+    # moving, replacing or linking over .git
+    "mv .git/config ../out/x", "mv .git .gitold", "mv .git/hooks ../out/h", "mkdir -p out && mv .git out/",
+    "ln -f README.md .git/config", "ln -sf README.md .git/config", "cp -f README.md gitlink/config", "cp -rf src/. .git/",
+    "cp -l README.md .git/x", "mv -T src .git", "cp --remove-destination README.md .git/config",
+    "cp README.md .git/config~", "touch .git", "mkdir .git/x .git/y", "rg --ignore-file=.env x src/lib", "diff --exclude-from=.env src src",
 ]
 
 
@@ -127,7 +132,7 @@ def plain(tmp_path: Path) -> tuple[Path, Path]:
     return ws, home
 
 
-LINKED = {"sed --follow-symlinks -i s/c/d/ status", "sed -i s/a/b/ gitlink/config"}
+LINKED = {"sed --follow-symlinks -i s/c/d/ status", "sed -i s/a/b/ gitlink/config", "cp -f README.md gitlink/config"}
 """Denied shapes that go through the adversarial workspace's links (absent from :func:`plain`)."""
 
 
