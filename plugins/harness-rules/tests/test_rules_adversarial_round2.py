@@ -232,6 +232,7 @@ BYPASSES: list[tuple[str, str, str]] = [
     ("echo .env > out/list && tar cf - -T out/list", "TOKEN=1",
      "-T FILE is checked as a file read, the names inside it are not: a list written earlier on the line"),
     ("printf '.env\\0' | sort --files0-from=-", "TOKEN=1", "sort --files0-from=- reads the names from stdin"),
+    ("printf '.env\\0' | wc --files0-from=-", "1 1 8 .env", "wc reads .env named on stdin (only its counts show)"),
     ("zip out/x.zip -@ <<< .env", "adding: .env", "zip -@ reads the names from stdin (none: zip is not allowed)"),
     ("xargs -0a .env echo", "TOKEN=1", "-a inside an option cluster"),
     ("xargs -ra .env echo", "TOKEN=1", "-a after -r in a cluster"),
