@@ -67,7 +67,8 @@ class CommandWalker(RedirectReader):
         check = EVALUATING_BUILTINS.get(name)
         problem = check(args) if check is not None else option_problem(name, [a.text for a in args])
         if problem is not None:
-            self.units.append(self.unit(assignments, words, cwds, required=False))
+            paths, why = self.arguments(args, cwds, name)  # the files it names are still guarded
+            self.units.append(self.unit(assignments, words, cwds, required=False, args=paths, unknown_args=why))
             self.opaque.append(Opaque(label, problem, tuple(suffix_forms(texts(words)))))
             return
         handler = WRAPPERS.get(name)

@@ -7,9 +7,12 @@ from files, and the file tools with tricky paths.
 
 Every shape here was run with bash 5 in a throwaway workspace (the adversarial workspace of
 ``test_rules_plain_judge_adversarial``) to see whether it reaches a denied file or runs a
-denied command. Shapes the policy gets right are plain tests (so they stay right); each bypass
-is an ``xfail(strict=True)`` naming what bash does, and :func:`test_the_bypasses_are_real`
-runs each bypass with bash to show it does reach the denied file or command.
+denied command. Shapes the policy gets right are plain tests (so they stay right). Each bypass
+found (``<>`` reads, ``sed``/``tar``/``rg``/``git -c`` running commands, exported code
+variables, ``set -P``, ``xargs -a``, names read from input...) was fixed; its test now
+requires a refusal, and :func:`test_the_bypasses_are_real` runs it with bash to show it
+reaches the denied file or command. Only git printing the work tree's tracked files
+(:data:`GIT_WORK_TREE`, a documented limit) stays a strict xfail.
 """
 
 from __future__ import annotations
@@ -255,8 +258,7 @@ BYPASSES: list[tuple[str, str, str]] = [
 
 
 def _bypass_params() -> list[Any]:
-    return [pytest.param(command, marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=why), id=command)
-            for command, _, why in BYPASSES]
+    return [pytest.param(command, id=command) for command, _, _ in BYPASSES]
 
 
 @pytest.mark.parametrize("command", _bypass_params())
@@ -282,11 +284,9 @@ def test_the_bypasses_are_real(adv: tuple[Path, Path, Path], command: str, shown
         assert shown in output, output
     else:
         assert not (ws / "victim").exists(), output
-    assert _check(_policy("default", home), command, ws)["decision"] in ("allow", "none"), command
+    assert _check(_policy("default", home), command, ws)["decision"] in ("ask", "deny"), command  # refused now
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="`<>` is judged as an edit only: with edits allowed, reading a denied file through it is allowed")
 @pytest.mark.parametrize("command", ["cat <>.env", "cat <>linkdir/key.pem", "cat <>src/env_link", "head 0<>secrets/key.pem"])
 def test_a_read_write_redirection_of_a_denied_file_is_not_allowed(shared: tuple[Path, Path, Path], command: str) -> None:
     ws, home, _ = shared
@@ -297,9 +297,6 @@ def test_a_read_write_redirection_of_a_denied_file_is_not_allowed(shared: tuple[
 PARALLEL = {"allow": ["bash(parallel *)", "bash(echo *)"], "deny": ["read(./.env)", "read(./secrets/**)", "bash(rm *)"]}
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError,
-                   reason="GNU parallel reads argument lines from `:::: FILE` and `-a`/`--arg-file FILE`: .env is "
-                          "read and echoed, allowed (not run: parallel is not installed here; from its manual)")
 @pytest.mark.parametrize("command", ["parallel echo :::: .env", "parallel -a .env echo", "parallel --arg-file .env echo"])
 def test_parallel_argument_files(shared: tuple[Path, Path, Path], command: str) -> None:
     ws, home, _ = shared
@@ -323,9 +320,7 @@ PHYSICAL = [
 ]
 
 
-@pytest.mark.parametrize("command", [pytest.param(c, marks=pytest.mark.xfail(strict=True, raises=AssertionError,
-                                                                             reason=why), id=c)
-                                     for c, _, why in PHYSICAL])
+@pytest.mark.parametrize("command", [pytest.param(c, id=c) for c, _, _ in PHYSICAL])
 def test_shell_options_that_change_cd(shared: tuple[Path, Path, Path], command: str) -> None:
     ws, home, _ = shared
     assert _check(RulesPolicy(SETS, env={"HOME": str(home)}), command, ws)["decision"] in ("deny", "ask"), command
@@ -336,7 +331,7 @@ def test_shell_options_that_change_cd(shared: tuple[Path, Path, Path], command: 
 def test_the_cd_option_bypasses_are_real(adv: tuple[Path, Path, Path], command: str, shown: str) -> None:
     ws, home, _ = adv
     assert shown in _bash(command, ws, home)
-    assert _check(RulesPolicy(SETS, env={"HOME": str(home)}), command, ws)["decision"] == "allow", command
+    assert _check(RulesPolicy(SETS, env={"HOME": str(home)}), command, ws)["decision"] in ("ask", "deny"), command
 
 
 @pytest.mark.parametrize("command", ["set -P; cd deep; cd ..; cat key.pem", "set -P; cat deep/../key.pem",
@@ -375,10 +370,7 @@ EXPORTED = [
 ]
 
 
-@pytest.mark.parametrize("command", [pytest.param(c, marks=pytest.mark.xfail(
-    strict=True, raises=AssertionError,
-    reason=f"an exported BASH_ENV reaches the next bash (policy: {d}); as a prefix it is asked about"), id=c)
-    for c, d in EXPORTED])
+@pytest.mark.parametrize("command", [pytest.param(c, id=c) for c, _ in EXPORTED])
 def test_exported_variables_that_run_code(shared: tuple[Path, Path, Path], command: str) -> None:
     ws, home, _ = shared
     assert _check(RulesPolicy(DECLARES, env={"HOME": str(home)}), command, ws)["decision"] in ("deny", "ask"), command
@@ -388,8 +380,8 @@ def test_exported_variables_that_run_code(shared: tuple[Path, Path, Path], comma
 @pytest.mark.parametrize(("command", "decision"), EXPORTED)
 def test_the_exported_variable_bypasses_are_real(adv: tuple[Path, Path, Path], command: str, decision: str) -> None:
     ws, home, _ = adv
-    assert "KEY: command not found" in _bash(command, ws, home)
-    assert _check(RulesPolicy(DECLARES, env={"HOME": str(home)}), command, ws)["decision"] == decision, command
+    assert "KEY: command not found" in _bash(command, ws, home)  # `decision`: what the policy said before the fix
+    assert _check(RulesPolicy(DECLARES, env={"HOME": str(home)}), command, ws)["decision"] in ("ask", "deny"), command
 
 
 # -- git reading the work tree -------------------------------------------------------------
@@ -461,9 +453,15 @@ GIT_BYPASSES = [
 ]
 
 
+GIT_WORK_TREE = frozenset({"git diff", "git diff HEAD", "git diff .", "git diff -R"})
+"""Not guarded (docs/rules.md, "What is not a boundary"): git prints what it tracks. The
+rules would have to ask git which files it tracks; kept as strict xfails."""
+
+
 @pytest.mark.skipif(GIT is None, reason="needs git")
 @pytest.mark.parametrize("command", [pytest.param(c, marks=pytest.mark.xfail(strict=True, raises=AssertionError,
                                                                              reason=why), id=c)
+                                     if c in GIT_WORK_TREE else pytest.param(c, id=c)
                                      for c, _, _, why in GIT_BYPASSES])
 def test_git_bypasses(repo: tuple[Path, Path], command: str) -> None:
     ws, home = repo
@@ -484,7 +482,8 @@ def test_the_git_bypasses_are_real(repo: tuple[Path, Path], command: str, shown:
         assert shown in output, output
     else:
         assert not (ws / "victim").exists(), output
-    assert _check(_git_policy(rules, home), command, ws)["decision"] in ("allow", "none"), command
+    refused = {"ask", "deny"} if command not in GIT_WORK_TREE else {"allow", "none"}  # the documented limit
+    assert _check(_git_policy(rules, home), command, ws)["decision"] in refused, command
 
 
 # -- the file tools --------------------------------------------------------------------------
