@@ -198,6 +198,30 @@ def corpus() -> list[Payload]:
     out += [_bash(c, "allow", "a clean tree") for c in ["grep -r x out", "cp -r out /tmp/copy", "grep x src"]]
     for command in ["GLOBIGNORE=x; cat out/*", "export GLOBIGNORE=.; cat out/*", "declare GLOBIGNORE=x; wc -c out/*"]:
         out.append(_bash(command, "ask", "GLOBIGNORE makes `*` match hidden files such as .env"))
+    # 11. found by the plain-line judge's adversarial differential tests (this session), now refused
+    out += [
+        _bash("eval 1'>&2;rm victim;'2", "deny", "a quoted `>` in a digit word is not a redirection"),
+        _bash("cat 2'>'x src/a.py", "allow", "the quoted word is an argument, not a redirection"),
+        _bash("cat <>.env", "deny", "`<>` reads the file too"),
+        _bash("dd if=.env of=/dev/null", "deny", "the value of NAME=FILE"),
+        _bash("cat -- .env", "deny", "an operand after `--`"),
+        _bash("ln -s ../.env src/x && cat src/x", "deny", "a relative link target is read from the link's directory"),
+        _bash("cat .e[^x]v", "deny", "`[^x]` negates in bash"),
+        _bash("cat .[[:alpha:]]nv", "deny", "a POSIX class, expanded as a superset"),
+        _bash("echo x > .gi[[:alpha:]]/config", "deny", "a POSIX class in a redirection target"),
+        _bash("date -f .env", "deny", "`date -f` prints the file's lines"),
+        _bash("cd - && cat key.pem", "ask", "relative to a directory only known at run time"),
+        _bash("cd -P src/outdir_link/.. && cat x", "ask", "`cd -P` resolves links before `..`"),
+        _bash("eval 'cd secrets' && cat key.pem", "ask", "a cd in text this shell runs"),
+        _bash("export CDPATH=secrets; cd x && cat key.pem", "ask", "CDPATH"),
+        _bash("sed '1e rm victim' src/a.py", "ask", "sed's e command runs a command"),
+        _bash("sed 'w .git/config' src/a.py", "ask", "sed's w command writes the file it names"),
+        _bash("tar cf /dev/null --checkpoint=1 --checkpoint-action=exec='rm victim' src/a.py", "ask",
+              "tar runs a checkpoint command"),
+        _bash("xargs -a .env echo", "ask", "xargs -a reads its arguments from a file"),
+        _bash("export BASH_ENV=secrets/key.pem; bash -c true", "ask", "an exported BASH_ENV"),
+        _bash("git -c alias.x='!rm victim' x", "ask", "a git alias running a command"),
+    ]
     unique: dict[str, Payload] = {}
     for payload in out:  # the generated classes overlap a little (`rm victim` is in several)
         key = payload.tool + json.dumps(payload.input)
