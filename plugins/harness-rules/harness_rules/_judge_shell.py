@@ -13,18 +13,11 @@ from ._verdict import RuleMatch
 
 __all__ = ["NO_FILE_COMMANDS", "ShellJudge"]
 
+
 class ShellJudge(PlainLineJudge):
-    """The shell half of :class:`~harness_rules.RuleEngine`.
-
-    Attributes:
-        guard_arguments: the shell guard is on (see :class:`~harness_rules.RuleEngine`).
-    """
-
-    guard_arguments: bool
-    _edit_pool: Pool
-    _read_pool: Pool
-    _guard_pool: Pool
-    _unit_memo: dict[tuple[object, ...], UnitMatches]
+    """The shell half of :class:`~harness_rules.RuleEngine`: a plain line is judged in one
+    pass (:class:`~harness_rules._judge_plain.PlainLineJudge`, whose attributes it shares),
+    any other line from its analysis."""
 
     def _shell(self, command: str, root: str, pool: Pool, tally: Tally, bases: Bases) -> None:
         if self._plain_line(command, root, pool, tally, bases):
