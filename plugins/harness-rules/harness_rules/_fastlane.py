@@ -4,19 +4,22 @@
 :func:`~harness_rules._fastlex.lex` reads and builds the very
 :class:`~harness_rules._units.ShellAnalysis` the walker (:mod:`harness_rules._walker`)
 builds from bashlex's tree of the same line: the same units, paths and opaque items in the
-same order. It repeats the walker's control flow (lists, pipelines and the standard input
-each stage reads, ``cd``, redirections) with plain strings, and judges the common command
+same order. It follows the walker's control flow (:class:`~harness_rules._plain_walk.PlainWalk`:
+lists, pipelines and the standard input each stage reads, ``cd``, redirections) with plain
+strings, and judges the common command
 - one that wraps nothing - with the walker's own string functions
 (:func:`~harness_rules._walk_commands.make_unit`,
 :func:`~harness_rules._walk_commands.literal_argument`,
 :func:`~harness_rules._units.text_suffixes`, :func:`~harness_rules._trees.mark_trees`).
 Every other command (wrappers, shells, evaluating builtins, ``tee``, environment
-prefixes that run code, a wildcard command name) goes through the walker's own
-:meth:`~harness_rules._walk_commands.CommandWalker.command`.
+prefixes that run code, a wildcard command name, an option that runs a command) goes
+through the walker's own :meth:`~harness_rules._walk_commands.CommandWalker.command`
+(:func:`command_kind` decides).
 
 It returns ``None`` - the caller then uses the full walker - for a line outside the
-lexer's subset, a line naming ``GLOBIGNORE`` (even spelled with quotes) or holding a NUL, ``exec`` (it changes the
-shell's own standard input) and anything the walker would refuse. The test suite checks
+lexer's subset, a line naming ``GLOBIGNORE`` or ``CDPATH`` (even spelled with quotes) or
+holding a NUL, ``exec`` (it changes the shell's own standard input) and anything the
+walker would refuse. The test suite checks
 it differentially against the bashlex walk (``test_rules_fastlane.py``).
 """
 

@@ -11,10 +11,13 @@ argument scan.
 
 :func:`plain_jobs` plans a line without touching the file system and declines (``None``)
 everything else before anything is judged: a line outside the lexer's subset or over
-:data:`~harness_rules._units.MAX_COMMAND_CHARS`, ``GLOBIGNORE``, a NUL, ``exec``, a bare
-assignment, and every command the fast lane hands to the walker
-(:func:`~harness_rules._fastlane.needs_walker`). The caller then judges the analysis. The
-test suite checks both paths give equal verdicts (``test_rules_plain_judge.py``).
+:data:`~harness_rules._units.MAX_COMMAND_CHARS`, a line naming ``GLOBIGNORE`` or
+``CDPATH``, a NUL, ``exec``, ``tee``, a bare assignment, any wrapper but ``find``, and
+every command :func:`~harness_rules._fastlane.command_kind` hands to the walker (a shell,
+an evaluating builtin that evaluates, a fixed standard input, a prefix that runs code, an
+option that runs a command: :mod:`harness_rules._option_risks`). The caller then judges
+the analysis. The test suite checks both paths give equal verdicts
+(``test_rules_plain_judge.py``, ``test_rules_plain_judge_adversarial.py``).
 """
 
 from __future__ import annotations
