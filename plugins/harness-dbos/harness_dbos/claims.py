@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import os
 import sqlite3
-import threading
 import time
 from typing import Any, Literal
+
+from ._sqlite_threads import ThreadConnections
 
 __all__ = ["SqlClaimStore"]
 
 _DDL = ("CREATE TABLE IF NOT EXISTS harness_dbos_claims (key TEXT PRIMARY KEY, session_id TEXT NOT NULL, "
-        "claimed_at FLOAT NOT NULL, pid INTEGER NOT NULL)")
+        "claimed_at FLOAT NOT NULL, pid INTEGER NOT NULL)",)
 
 
 class SqlClaimStore:
@@ -37,8 +38,8 @@ class SqlClaimStore:
         self._sqlite_path = url.removeprefix("sqlite:///") if url.startswith("sqlite:") else None
         self.claims_inline = self._sqlite_path is not None
         """True for SQLite: :meth:`claim` is a local insert the event loop may run itself."""
-        self._synchronous = sqlite_synchronous
-        self._local = threading.local()
+        self._sqlite = None if self._sqlite_path is None else ThreadConnections(self._sqlite_path, sqlite_synchronous,
+                                                                               _DDL)
         self._engine: Any = None
         self._table: Any = None
         if self._sqlite_path is None:
@@ -56,26 +57,14 @@ class SqlClaimStore:
 
     def claim(self, key: str, session_id: str) -> bool:
         """Insert ``key``; ``False`` when it was claimed before (one atomic insert)."""
-        if self._sqlite_path is not None:
+        if self._sqlite is not None:
             try:
-                self._connection().execute("INSERT INTO harness_dbos_claims VALUES (?, ?, ?, ?)",
+                self._sqlite.get().execute("INSERT INTO harness_dbos_claims VALUES (?, ?, ?, ?)",
                                            (key, session_id, time.time(), os.getpid()))
                 return True
             except sqlite3.IntegrityError:
                 return False
         return self._claim_sql(key, session_id)
-
-    def _connection(self) -> sqlite3.Connection:
-        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
-        if connection is None:
-            assert self._sqlite_path is not None
-            connection = sqlite3.connect(self._sqlite_path, isolation_level=None, timeout=30.0,
-                                         check_same_thread=False)
-            connection.execute("PRAGMA journal_mode=WAL")
-            connection.execute(f"PRAGMA synchronous={self._synchronous}")
-            connection.execute(_DDL)
-            self._local.connection = connection
-        return connection
 
     def _claim_sql(self, key: str, session_id: str) -> bool:
         import sqlalchemy as sa

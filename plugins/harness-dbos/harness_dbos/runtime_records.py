@@ -23,9 +23,10 @@ from __future__ import annotations
 
 import pickle
 import sqlite3
-import threading
 import time
 from typing import Any
+
+from ._sqlite_threads import ThreadConnections
 
 __all__ = ["RuntimeRecords", "record_key"]
 
@@ -58,8 +59,8 @@ class RuntimeRecords:
         self._sqlite_path = url.removeprefix("sqlite:///") if url.startswith("sqlite:") else None
         self.records_inline = self._sqlite_path is not None
         """True for SQLite: :meth:`get` and :meth:`put` are local statements the event loop may run itself."""
-        self._synchronous = sqlite_synchronous
-        self._local = threading.local()
+        self._sqlite = None if self._sqlite_path is None else ThreadConnections(self._sqlite_path, sqlite_synchronous,
+                                                                               _DDL)
         self._ready = False
         if self._sqlite_path is not None:
             return
@@ -74,19 +75,6 @@ class RuntimeRecords:
             sa.Column("value", sa.LargeBinary, nullable=False), sa.Column("recorded_at", sa.Float, nullable=False),
         )
 
-    def _connection(self) -> sqlite3.Connection:
-        connection: sqlite3.Connection | None = getattr(self._local, "connection", None)
-        if connection is None:
-            assert self._sqlite_path is not None
-            connection = sqlite3.connect(self._sqlite_path, isolation_level=None, timeout=30.0,
-                                         check_same_thread=False)
-            connection.execute("PRAGMA journal_mode=WAL")
-            connection.execute(f"PRAGMA synchronous={self._synchronous}")
-            for statement in _DDL:
-                connection.execute(statement)
-            self._local.connection = connection
-        return connection
-
     def _prepare(self) -> None:
         if not self._ready:
             self._table.metadata.create_all(self._engine, checkfirst=True)
@@ -94,8 +82,8 @@ class RuntimeRecords:
 
     def get(self, key: str) -> Any | None:
         """The value recorded under ``key``, or ``None``."""
-        if self._sqlite_path is not None:
-            found = self._connection().execute("SELECT value FROM harness_dbos_runtime WHERE key = ?", (key,)).fetchone()
+        if self._sqlite is not None:
+            found = self._sqlite.get().execute("SELECT value FROM harness_dbos_runtime WHERE key = ?", (key,)).fetchone()
             return None if found is None else pickle.loads(found[0])
         import sqlalchemy as sa
 
@@ -107,17 +95,19 @@ class RuntimeRecords:
     def owner(self, workflow_id: str) -> str | None:
         """DBOS's ownership token of ``workflow_id`` (``workflow_status.owner_xid`` of the
         SQLite system database: the execution allowed to record it), or ``None``.
-        SQLite only."""
-        found = self._connection().execute("SELECT owner_xid FROM workflow_status WHERE workflow_uuid = ?",
+        SQLite only (``None`` on another database)."""
+        if self._sqlite is None:
+            return None
+        found = self._sqlite.get().execute("SELECT owner_xid FROM workflow_status WHERE workflow_uuid = ?",
                                            (workflow_id,)).fetchone()
         return None if found is None else found[0]
 
     def put(self, key: str, workflow_id: str, value: Any) -> bool:
         """Record ``value`` under ``key`` unless a value is there; ``False`` when one was
         (the first record stays: a record is never changed)."""
-        if self._sqlite_path is not None:
+        if self._sqlite is not None:
             try:
-                self._connection().execute("INSERT INTO harness_dbos_runtime VALUES (?, ?, ?, ?)",
+                self._sqlite.get().execute("INSERT INTO harness_dbos_runtime VALUES (?, ?, ?, ?)",
                                            (key, workflow_id, pickle.dumps(value), time.time()))
                 return True
             except sqlite3.IntegrityError:
@@ -136,8 +126,8 @@ class RuntimeRecords:
     def of_workflow(self, workflow_id: str, kind: str) -> dict[str, Any]:
         """Every record of ``kind`` for ``workflow_id``, by name, in the order recorded."""
         prefix = record_key(workflow_id, kind)
-        if self._sqlite_path is not None:
-            found = self._connection().execute(
+        if self._sqlite is not None:
+            found = self._sqlite.get().execute(
                 "SELECT key, value FROM harness_dbos_runtime WHERE workflow_id = ? ORDER BY recorded_at",
                 (workflow_id,)).fetchall()
             return {key[len(prefix):]: pickle.loads(value) for key, value in found if key.startswith(prefix)}

@@ -26,6 +26,7 @@ it differentially against the bashlex walk (``test_rules_fastlane.py``).
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Final
 
 from ._builtins import EVALUATING_BUILTINS, code_env
 from ._fastlex import Plain, lexed
@@ -50,9 +51,13 @@ from ._walker import Walker, may_redefine_output
 from ._words import Word
 from ._wrappers import LEAF_COMMANDS, WRAPPERS, subcommand_index
 
-__all__ = ["command_kind", "fast_analysis", "plain_arguments", "reads_trees"]
+__all__ = ["JUDGED_WRAPPERS", "command_kind", "fast_analysis", "plain_arguments", "reads_trees"]
 
 _SPECIAL = frozenset({*EVALUATING_BUILTINS, *WRAPPERS, "tee"})
+JUDGED_WRAPPERS: Final = frozenset({"find"})
+"""Wrappers the plain-line judge judges as written when they wrap nothing (``find``
+without ``-exec``: its handler only looks for ``-exec``); the other wrappers' handlers would
+run twice on a line that wraps a command, so such lines go to the analysis."""
 """Command names the fast lane hands to the walker's :meth:`command`."""
 
 
@@ -187,7 +192,7 @@ def command_kind(assignments: Sequence[str], words: Sequence[str], raws: Sequenc
         if option_problem(name, words[1:]) is not None:
             return None  # the walker records why (`sed 'w f'`, `tar --to-command`...)
         return name not in LEAF_COMMANDS
-    if not unwrap or (name in WRAPPERS and name != "find"):
+    if not unwrap or (name in WRAPPERS and name not in JUDGED_WRAPPERS):
         return None
     args = [Word(w, raw=r) for w, r in zip(words[1:], raws[len(assignments) + 1:], strict=True)]
     check = EVALUATING_BUILTINS.get(name)

@@ -61,6 +61,11 @@ def _fnmatch_bracket(found: re.Match[str]) -> str:
     return "[" + ("!" if negated else "") + body + "]"
 
 
+def _shown(raw: str, origin: str | None) -> str:
+    """A path as reasons show it: ``path `x``` or ```x` (origin)``."""
+    return f"path `{raw}`" if origin is None else f"`{raw}` ({origin})"
+
+
 _PATTERNS: dict[str, Callable[[str], re.Match[str] | None]] = {}
 """Compiled one-component wildcard patterns (bounded)."""
 
@@ -104,15 +109,14 @@ class PathJudge:
                         spelled.setdefault(sp.path, sp)
             spells = list(spelled.values())
         if uncertain and (pool.deny or pool.ask):  # relative to a directory known only at run time
-            tally.unsure.append(f"{f'path `{raw}`' if origin is None else f'`{raw}` ({origin})'}: the directory it is "
-                                "relative to is only known at run time")
+            tally.unsure.append(f"{_shown(raw, origin)}: the directory it is relative to is only known at run time")
         if deny_only and not probe and not pool.deny_paths.may_match(spells, bases):
             for sp in spells:
                 if sp.unknown:
                     break
             else:
                 return  # the guard's common case: no deny rule can match any spelling
-        shown = f"path `{raw}`" if origin is None else f"`{raw}` ({origin})"
+        shown = _shown(raw, origin)
         strange = next((sp.unknown for sp in spells if sp.unknown), None)
         if strange is not None and (pool.deny or pool.ask or (required and pool.allow)):
             tally.unsure.append(f"{shown}: {strange}, which the rules cannot resolve")

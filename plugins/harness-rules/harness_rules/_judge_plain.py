@@ -27,7 +27,7 @@ from functools import lru_cache
 from typing import Final
 
 from ._builtins import code_env
-from ._fastlane import command_kind, plain_arguments, reads_trees
+from ._fastlane import JUDGED_WRAPPERS, command_kind, plain_arguments, reads_trees
 from ._fastlex import Line, Plain, lexed
 from ._judge_paths import PathJudge
 from ._paths import Bases, normalize
@@ -60,8 +60,9 @@ Job = tuple[Plain, Cwds, "bool | None"]
 suffixes are checked, see :func:`~harness_rules._fastlane.command_kind`)."""
 
 _FILE: Final = Stdin("file")
-_ARGUMENTS: dict[str, tuple[tuple[tuple[str, bool, str | None], ...], str | None]] = {}
-""":func:`_argument` by argument text (bounded; pure string work)."""
+_ARGUMENTS: dict[str, tuple[tuple[tuple[str, bool], ...], str | None]] = {}
+""":func:`~harness_rules._walk_commands.argument_paths` of plain arguments, by text (an
+operand after ``--`` prefixed with a NUL; bounded; pure string work)."""
 
 
 class _Decline(Exception):
@@ -127,7 +128,7 @@ def _wraps(lines: list[Line]) -> bool:
     return False
 
 
-_WRAPPING: Final = frozenset({*WRAPPERS, "tee", "exec"}) - {"find"}
+_WRAPPING: Final = frozenset({*WRAPPERS, "tee", "exec"}) - JUDGED_WRAPPERS
 _DIRECTORIES: dict[tuple[str, tuple[str, ...], Cwds, str], Cwds] = {}
 """The directories after a plain ``cd``/``pushd``/``popd`` (bounded; pure string work)."""
 
@@ -220,8 +221,6 @@ class PlainLineJudge(PathJudge):
                 self._guard_argument(arg.path, arg.cwds, arg.glob, arg.tree, arg.origin, guard, tally, bases)
         else:
             origin = f"an argument of `{name}`"
-            cwd = cwds[0] if len(cwds) == 1 else None
-            lstats = tally.lstats
             operands = False  # after `--`, every word is a file name, even `-x`
             for text in args:
                 if text == "--" and not operands:
@@ -232,16 +231,10 @@ class PlainLineJudge(PathJudge):
                 if found is None:
                     if len(_ARGUMENTS) >= 8192:
                         _ARGUMENTS.clear()
-                    found = _ARGUMENTS[key] = _argument(text, operands)
-                candidates, because = found
-                for path, glob, first in candidates:
-                    if cwd is not None and first is not None and _missing(cwd + "/" + first, lstats) \
-                            and not named_as_written(cwd, path, guard, bases, lstats):
-                        tally.parts += 1  # names nothing, and no deny rule names it as written
-                        continue
-                    self._path(path, cwds, guard, tally, bases, required=False, origin=origin, glob=glob,
-                               deny_only=True)
-                why = why or because
+                    found = _ARGUMENTS[key] = argument_paths(text, False, "", operand=operands)
+                for path, glob in found[0]:
+                    self._guard_argument(path, cwds, glob, False, origin, guard, tally, bases)
+                why = why or found[1]
         if why is not None and not tally.deny:
             tally.unsure.append(f"{shown}: {why}, and it may name a file a rule such as `{guard.deny[0].text}` "
                                 "denies")
@@ -255,39 +248,6 @@ class PlainLineJudge(PathJudge):
             return
         self._path(path, cwds, guard, tally, bases, required=False, origin=origin, glob=glob, deny_only=True,
                    probe=tree)
-
-
-def _argument(text: str, operand: bool) -> tuple[tuple[tuple[str, bool, str | None], ...], str | None]:
-    """:func:`~harness_rules._walk_commands.argument_paths` of a plain argument, each path
-    with its first component when :func:`absent` may skip it (a relative, non-wildcard
-    path not starting with ``.``/``..``), else ``None``."""
-    paths, why = argument_paths(text, False, "", operand=operand)
-    out = []
-    for path, glob in paths:
-        first: str | None = None
-        if path and not glob and path[0] not in "/~" and "\x00" not in path:
-            first = path.partition("/")[0]
-            if first in (".", ".."):
-                first = None
-        out.append((path, glob, first))
-    return tuple(out), why
-
-
-def _missing(path: str, memo: Memo) -> bool:
-    """True when nothing exists at ``path`` (no entry, not even a dangling symlink: the
-    lookup fails with "no such file"); any other failure (a loop of links, a file where a
-    directory should be, a name too long) is not "missing": the path is resolved, as
-    :func:`absent` does. The ``lstat`` result is remembered for the decision."""
-    if path in memo:
-        return memo[path] is None
-    try:
-        memo[path] = os.lstat(path)
-        return False
-    except FileNotFoundError:
-        memo[path] = None
-        return True
-    except (OSError, ValueError):
-        return False
 
 
 def _suffixes(name: str, words: list[str], pool: Pool) -> tuple[Suffixes, ...]:
