@@ -23,6 +23,7 @@ from collections.abc import Iterable
 from ._facts import CallFacts
 from ._judge_paths import DEFAULT_SEARCH_LIMIT
 from ._judge_shell import ShellJudge
+from ._memo import RepeatMemo
 from ._names import SEARCH_TOOLS, rule_keys_for_call
 from ._paths import Bases
 from ._pool import Pool, Tally, UnitMatches, verdict
@@ -64,7 +65,7 @@ class RuleEngine(ShellJudge):
                 self._by_name.setdefault(rule.tool, []).append(rule)
         self._position = {id(rule): index for index, rule in enumerate(self.rules)}
         self._pools: dict[tuple[frozenset[str], bool], Pool] = {}
-        self._unit_memo: dict[tuple[object, ...], UnitMatches] = {}
+        self._unit_memo: RepeatMemo[tuple[object, ...], UnitMatches] = RepeatMemo(8192)
         self._bases: dict[str, Bases] = {}
         self._edit_pool = self._builtin_pool({"edit", "write"})
         self._read_pool = self._builtin_pool({"read"})
@@ -88,7 +89,7 @@ class RuleEngine(ShellJudge):
         if pool is None:
             if len(self._pools) > 4096:
                 self._pools.clear()
-                self._unit_memo.clear()  # keyed by pool identity
+                self._unit_memo.forget()  # keyed by pool identity
             pool = self._pools[key] = self._select(facts)
         return pool
 

@@ -30,6 +30,7 @@ from typing import Final
 
 from ._builtins import EVALUATING_BUILTINS, code_env
 from ._fastlex import Plain, lexed
+from ._memo import RepeatMemo
 from ._option_risks import option_problem
 from ._plain_walk import PlainWalk
 from ._trees import TREE_READERS, mark_trees
@@ -61,7 +62,8 @@ run twice on a line that wraps a command, so such lines go to the analysis."""
 """Command names the fast lane hands to the walker's :meth:`command`."""
 
 
-_CACHE: dict[tuple[object, ...], tuple[tuple[CommandUnit, ...], tuple[PathAccess, ...], tuple[Opaque, ...], Cwds]] = {}
+_CACHE: RepeatMemo[tuple[object, ...], tuple[tuple[CommandUnit, ...], tuple[PathAccess, ...], tuple[Opaque, ...], Cwds]] = (
+    RepeatMemo(8192))
 """What each plain command added, by its words and context (bounded)."""
 
 
@@ -122,9 +124,7 @@ class _Lane:
             return hit[3]
         units, paths, opaque = len(self.units), len(self.paths), len(walker.opaque)
         after = self._simple(cmd, cwds, stdin)
-        if len(_CACHE) >= 8192:
-            _CACHE.clear()
-        _CACHE[key] = (tuple(self.units[units:]), tuple(self.paths[paths:]), tuple(walker.opaque[opaque:]), after)
+        _CACHE.remember(key, (tuple(self.units[units:]), tuple(self.paths[paths:]), tuple(walker.opaque[opaque:]), after))
         return after
 
     def _simple(self, cmd: Plain, cwds: Cwds, stdin: Stdin) -> Cwds:

@@ -14,6 +14,7 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Final
 
+from ._memo import RepeatMemo
 from ._paths import Bases, PathPattern, Spelling, relative
 from ._syntax import Rule, RuleKind
 from ._words import SENTINEL, Suffixes
@@ -193,7 +194,7 @@ class PathIndex:
             if rule.path is not None:
                 groups.setdefault((rule.path.base, rule.path.ups), []).append(rule.path)
         self._groups: list[tuple[PathPattern, re.Pattern[str], re.Pattern[str]]] = []
-        self._memo: dict[tuple[str, bool, Bases], bool] = {}
+        self._memo: RepeatMemo[tuple[str, bool, Bases], bool] = RepeatMemo(8192)
         for patterns in groups.values():
             text = "|".join(f"(?:{p.regex.pattern.replace('(?P<ps_d>', '(?:')})" for p in patterns)
             self._groups.append((patterns[0], re.compile(text), re.compile(text, re.IGNORECASE)))
@@ -216,10 +217,7 @@ class PathIndex:
         key = (path, is_dir, bases)
         found = self._memo.get(key)
         if found is None:
-            found = self._match(path, is_dir, bases)
-            if len(self._memo) >= 8192:
-                self._memo.clear()
-            self._memo[key] = found  # a pure string function: kept across decisions (bounded)
+            found = self._memo.remember(key, self._match(path, is_dir, bases))  # pure: kept across decisions
         return found
 
     def _match(self, path: str, is_dir: bool, bases: Bases) -> bool:

@@ -13,10 +13,11 @@ from typing import Final
 
 from ._paths import Bases, PathPattern, Spelling, normalize, probe_tree, relative, spellings
 from ._pool import Pool, Tally
+from ._resolve import Memo, resolve
 from ._syntax import Action, Rule, RuleKind
 from ._verdict import RuleMatch
 
-__all__ = ["DEFAULT_SEARCH_LIMIT", "PathJudge"]
+__all__ = ["DEFAULT_SEARCH_LIMIT", "PathJudge", "denied_nowhere", "expand_glob"]
 
 DEFAULT_SEARCH_LIMIT: Final = 100_000
 """Directory entries a search-root walk looks at before giving up (and asking)."""
@@ -59,6 +60,24 @@ def _fnmatch_bracket(found: re.Match[str]) -> str:
     if "[:" in body or "[=" in body or "[." in body:
         return "?"
     return "[" + ("!" if negated else "") + body + "]"
+
+
+def denied_nowhere(raw: str, cwd: str, pool: Pool, bases: Bases, memo: Memo) -> bool:
+    """True when no deny rule of ``pool`` can match the path ``raw`` (no wildcard) of a
+    command running in ``cwd``: it has one spelling (no symlink on the way, not below
+    ``/proc``, no ``~``), which the joined deny index does not match. What
+    :meth:`PathJudge._path` finds for a guarded argument in its common case, without its
+    spelling objects; False sends the path there."""
+    if not raw or raw[0] == "~" or "\x00" in raw or pool.deny_paths.every:
+        return False
+    path = raw if raw[0] == "/" else (cwd + raw if cwd.endswith("/") else cwd + "/" + raw)
+    lit = normalize(path)
+    if lit.startswith("/proc/") or lit == "/proc":
+        return False
+    found = resolve(path, cwd, bases.anchors, memo)
+    if found.path != lit or found.unknown is not None:
+        return False
+    return not pool.deny_paths.may_match_path(lit, found.is_dir, bases)
 
 
 def _shown(raw: str, origin: str | None) -> str:

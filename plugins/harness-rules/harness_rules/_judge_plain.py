@@ -23,13 +23,13 @@ the analysis. The test suite checks both paths give equal verdicts
 from __future__ import annotations
 
 import os
-from functools import lru_cache
 from typing import Final
 
 from ._builtins import code_env
 from ._fastlane import JUDGED_WRAPPERS, command_kind, plain_arguments, reads_trees
 from ._fastlex import Line, Plain, lexed
-from ._judge_paths import PathJudge
+from ._judge_paths import PathJudge, denied_nowhere
+from ._memo import RepeatMemo
 from ._paths import Bases, normalize
 from ._plain_walk import PlainWalk
 from ._pool import Pool, Tally, UnitMatches, match_unit
@@ -60,7 +60,7 @@ Job = tuple[Plain, Cwds, "bool | None"]
 suffixes are checked, see :func:`~harness_rules._fastlane.command_kind`)."""
 
 _FILE: Final = Stdin("file")
-_ARGUMENTS: dict[str, tuple[tuple[tuple[str, bool], ...], str | None]] = {}
+_ARGUMENTS: RepeatMemo[str, tuple[tuple[tuple[str, bool], ...], str | None]] = RepeatMemo(8192)
 """:func:`~harness_rules._walk_commands.argument_paths` of plain arguments, by text (an
 operand after ``--`` prefixed with a NUL; bounded; pure string work)."""
 
@@ -69,7 +69,10 @@ class _Decline(Exception):
     """The line needs its analysis."""
 
 
-@lru_cache(maxsize=4096)
+_PLANS: RepeatMemo[tuple[str, str, str], tuple[Job, ...] | None] = RepeatMemo(4096)
+""":func:`plain_jobs` by its arguments (pure string work)."""
+
+
 def plain_jobs(command: str, cwd: str, home: str) -> tuple[Job, ...] | None:
     """The commands of a plain line with their directories, or ``None`` (see the module docs).
 
@@ -78,6 +81,13 @@ def plain_jobs(command: str, cwd: str, home: str) -> tuple[Job, ...] | None:
         cwd: the absolute directory it starts in.
         home: the home directory (``cd`` without an operand).
     """
+    key = (command, cwd, home)
+    if key in _PLANS:
+        return _PLANS[key]
+    return _PLANS.remember(key, _plan(command, cwd, home))
+
+
+def _plan(command: str, cwd: str, home: str) -> tuple[Job, ...] | None:
     if len(command) > MAX_COMMAND_CHARS or "GLOBIGNORE" in command or "CDPATH" in command or "\x00" in command:
         return None
     lines = lexed(command)
@@ -129,7 +139,7 @@ def _wraps(lines: list[Line]) -> bool:
 
 
 _WRAPPING: Final = frozenset({*WRAPPERS, "tee", "exec"}) - JUDGED_WRAPPERS
-_DIRECTORIES: dict[tuple[str, tuple[str, ...], Cwds, str], Cwds] = {}
+_DIRECTORIES: RepeatMemo[tuple[str, tuple[str, ...], Cwds, str], Cwds] = RepeatMemo(4096)
 """The directories after a plain ``cd``/``pushd``/``popd`` (bounded; pure string work)."""
 
 
@@ -137,9 +147,7 @@ def _change_directory(name: str, args: tuple[str, ...], cwds: Cwds, home: str) -
     key = (name, args, cwds, home)
     found = _DIRECTORIES.get(key)
     if found is None:
-        if len(_DIRECTORIES) >= 4096:
-            _DIRECTORIES.clear()
-        found = _DIRECTORIES[key] = Walker(home).change_directory(name, [Word(w) for w in args], cwds)
+        found = _DIRECTORIES.remember(key, Walker(home).change_directory(name, [Word(w) for w in args], cwds))
     return found
 
 
@@ -154,7 +162,7 @@ class PlainLineJudge(PathJudge):
     _edit_pool: Pool
     _read_pool: Pool
     _guard_pool: Pool
-    _unit_memo: dict[tuple[object, ...], UnitMatches]
+    _unit_memo: RepeatMemo[tuple[object, ...], UnitMatches]
 
     def _plain_line(self, command: str, root: str, pool: Pool, tally: Tally, bases: Bases) -> bool:
         """Judge ``command`` into ``tally`` if it is plain; False (nothing judged) if not."""
@@ -191,10 +199,8 @@ class PlainLineJudge(PathJudge):
         matches = self._unit_memo.get(key)
         if matches is None:
             text, allow, deny, name = unit_forms(assignments, words)
-            matches = match_unit(pool, text, allow, deny, lambda: _suffixes(name, words, pool) if kind else ())
-            if len(self._unit_memo) > 8192:
-                self._unit_memo.clear()
-            self._unit_memo[key] = matches
+            matches = self._unit_memo.remember(
+                key, match_unit(pool, text, allow, deny, lambda: _suffixes(name, words, pool) if kind else ()))
         tally.parts += 1
         if matches.deny is not None:
             tally.deny.append(matches.deny)
@@ -230,12 +236,11 @@ class PlainLineJudge(PathJudge):
                 key = "\x00" + text if operands else text  # an operand is read apart (no NUL in a plain line)
                 found = _ARGUMENTS.get(key)
                 if found is None:
-                    if len(_ARGUMENTS) >= 8192:
-                        _ARGUMENTS.clear()
-                    found = _ARGUMENTS[key] = argument_paths(text, False, "", operand=operands)
+                    found = _ARGUMENTS.remember(key, argument_paths(text, False, "", operand=operands))
                 for path, glob in found[0]:
-                    if cwd is not None and not glob and absent(path, cwd, guard, bases, tally.lstats):
-                        tally.parts += 1  # _guard_argument's shortcut, without a call per argument
+                    if cwd is not None and not glob and (absent(path, cwd, guard, bases, tally.lstats)
+                                                         or denied_nowhere(path, cwd, guard, bases, tally.lstats)):
+                        tally.parts += 1  # _guard_argument's shortcuts, without a call per argument
                         continue
                     self._path(path, cwds, guard, tally, bases, required=False, origin=origin, glob=glob,
                                deny_only=True)
@@ -248,7 +253,9 @@ class PlainLineJudge(PathJudge):
                         tally: Tally, bases: Bases) -> None:
         """The shell guard on one argument that may name a file: deny rules of ``guard``
         against every spelling (and, for a tree-reading command, what is below it)."""
-        if not glob and len(cwds) == 1 and absent(path, cwds[0], guard, bases, tally.lstats):
+        if not glob and len(cwds) == 1 and cwds[0] is not None and (
+                absent(path, cwds[0], guard, bases, tally.lstats)
+                or (not tree and denied_nowhere(path, cwds[0], guard, bases, tally.lstats))):
             tally.parts += 1
             return
         self._path(path, cwds, guard, tally, bases, required=False, origin=origin, glob=glob, deny_only=True,

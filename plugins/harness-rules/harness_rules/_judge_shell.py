@@ -48,11 +48,8 @@ class ShellJudge(PlainLineJudge):
         found = self._unit_memo.get(key)
         if found is not None:
             return found
-        found = match_unit(pool, unit.text, unit.allow_forms, unit.deny_forms, lambda: unit.suffixes)
-        if len(self._unit_memo) > 8192:
-            self._unit_memo.clear()
-        self._unit_memo[key] = found
-        return found
+        return self._unit_memo.remember(
+            key, match_unit(pool, unit.text, unit.allow_forms, unit.deny_forms, lambda: unit.suffixes))
 
     def _unit(self, unit: CommandUnit, pool: Pool, tally: Tally, bases: Bases) -> None:
         tally.parts += 1

@@ -20,6 +20,7 @@ from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
 from ._bases import Bases, relative
 from ._can_match import check_can_match
 from ._errors import RuleSyntaxError
+from ._memo import RepeatMemo
 
 __all__ = ["BaseKind", "PathPattern", "compile_path_pattern"]
 
@@ -65,8 +66,8 @@ class PathPattern:
     _cover_regex: re.Pattern[str] | None = attrs.field(repr=False, eq=False)
     _cover_all: bool = attrs.field(repr=False)
     _segment_regexes: tuple[re.Pattern[str] | None, ...] = attrs.field(repr=False, eq=False)
-    _memo: dict[tuple[str, bool, Bases] | tuple[str, Bases] | tuple[str, Bases, str], bool] = attrs.field(
-        init=False, factory=dict, repr=False, eq=False, hash=False)
+    _memo: RepeatMemo[tuple[str, bool, Bases] | tuple[str, Bases] | tuple[str, Bases, str], bool] = attrs.field(
+        init=False, factory=lambda: RepeatMemo(_MEMO_SIZE), repr=False, eq=False, hash=False)
     """Results of :meth:`matches`, :meth:`covers` and :meth:`may_reach` by arguments: all are pure string
     functions (no file system access), so they are kept across decisions (bounded)."""
 
@@ -105,10 +106,7 @@ class PathPattern:
             if rel and regex.match(rel + "/" if is_dir else rel):
                 found = True
                 break
-        if len(memo) >= _MEMO_SIZE:
-            memo.clear()
-        memo[key] = found
-        return found
+        return memo.remember(key, found)
 
     def covers(self, directory: str, bases: Bases) -> bool:
         """True when every path inside ``directory`` (normalized absolute) matches."""
@@ -116,10 +114,7 @@ class PathPattern:
         memo = self._memo
         found = memo.get(key)
         if found is None:
-            found = self._covers(directory, bases)
-            if len(memo) >= _MEMO_SIZE:
-                memo.clear()
-            memo[key] = found
+            found = memo.remember(key, self._covers(directory, bases))
         return found
 
     def _covers(self, directory: str, bases: Bases) -> bool:
@@ -158,10 +153,7 @@ class PathPattern:
             if self._feasible(0, parts, 0):
                 found = True
                 break
-        if len(memo) >= _MEMO_SIZE:
-            memo.clear()
-        memo[key] = found
-        return found
+        return memo.remember(key, found)
 
     def _feasible(self, i: int, parts: tuple[str, ...], j: int) -> bool:
         segs = self.segments

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ._builtins import code_env
+from ._memo import RepeatMemo
 from ._units import (
     PROXY_NAMES,
     CommandUnit,
@@ -20,7 +21,7 @@ from ._words import Word, texts
 
 __all__ = ["SimpleWalker"]
 
-_SIMPLE_CACHE: dict[Any, Any] = {}
+_SIMPLE_CACHE: RepeatMemo[Any, Any] = RepeatMemo(8192)
 """Analyses of fast pre-pass simple commands (see :meth:`_Walker.simple_cached`)."""
 
 
@@ -56,9 +57,7 @@ class SimpleWalker(CommandWalker):
             if self.source is source:
                 hit = (tuple(self.units[units:]), tuple(self.paths[paths:]), tuple(self.opaque[opaque:]), after,
                        self.exec_stdin)
-                if len(_SIMPLE_CACHE) >= 8192:
-                    _SIMPLE_CACHE.clear()
-                _SIMPLE_CACHE[key] = hit
+                _SIMPLE_CACHE.remember(key, hit)
             return after
         self.units.extend(hit[0])
         self.paths.extend(hit[1])
