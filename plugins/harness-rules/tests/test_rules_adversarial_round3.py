@@ -125,6 +125,14 @@ ASKED = [
     "set -- .env; cat \"$1\"", "xargs cat <<< .env", "find . -type f | xargs cat", "find . -type f -exec cat {} +",
     "env -S 'rm victim'", "env --split-string='rm victim'", "enable -f ./x.so x", "cp -s \"$(pwd)/.env\" out/x",
     "PATH=out:/bin cat victim",
+    # refused with the fixes of this round, their bash runs not needed or not possible here (rsync is not installed)
+    "rsync -e 'sh -c \"rm victim\"' README.md h:x", "rsync -ave 'sh -c x' README.md h:x", "sftp -S 'rm victim' h",
+    "sftp -D 'rm victim'", "ssh -F out/cfg h", "ssh -o 'ProxyCommand rm victim' h", "awk -i x.awk 1",
+    "gawk '@include \"x\"'", "awk -f prog.awk README.md", "mawk -W exec prog.awk", "unset PATH", "getopts a HOME",
+    "echo ${PATH:=out}", "echo ${HOME=x}", "export LESS=-o.git/x", "export GIT_TRACE=/tmp/x", "declare PWD=x",
+    "HOME=/tmp/h cat README.md", "TMPDIR=.git mktemp", "wait -p PATH", "mapfile -C f -c 1 lines < README.md",
+    "compgen -F f x", "vim -S out/x.vim", "vim -u out/vimrc README.md", "vim -s out/keys README.md",
+    "man -H ls", "man --pager=cat ls", "ltrace -o '!rm victim' true", "gdb -x out/cmds", "gdb --eval-command=run",
 ]
 
 
@@ -143,7 +151,9 @@ ALLOWED = [
     "read -r a b <<< 'x y'", "for x in a b; do echo $x; done", "compgen -f READ", "unset x", "getopts ab opt",
     "ssh -o ConnectTimeout=5 host true", "ssh -o BatchMode=yes -p 22 host uptime", "strace -o out/trace true",
     "man ls", "vim --version", "gdb --version", "export NODE_ENV=test", "export FOO=1; cat README.md",
-    "cat <<< .env", "ls -R", "du -a", "compgen -A function",
+    "cat <<< .env", "ls -R", "du -a", "compgen -A function", "rsync -av -e ssh src/lib/ host:dst",
+    "rsync -e 'ssh -p 2222' src/a.py host:x", "vim -es README.md", "ex -s README.md", "vim +10 README.md",
+    "man -k ls", "awk '$1 == \"a\" || $1 == \"b\"' README.md", "echo ${x:=1}",
 ]
 
 
@@ -238,6 +248,8 @@ GIT_BYPASSES: list[tuple[str, str, str, str]] = [
     ("", "git config core.fsmonitor 'rm victim' && git status", "",
      "git config stores a command (core.fsmonitor) that the next status runs; `git -c` of it is asked about"),
     ("", "git config alias.x '!rm victim' && git x", "", "a stored `!` alias"),
+    ("", "git -C out -c alias.x='!rm victim' x", "",
+     "`git -c` after `-C DIR`: the global options were read up to DIR, taken for the subcommand"),
     (HOOK, "git init --template=out/t", "hook",
      "init copies the template's hooks into .git/hooks (an edit denial); the next commit runs them"),
     (HOOK, "export GIT_TEMPLATE_DIR=out/t; git init", "hook", "the template directory exported"),
@@ -250,17 +262,8 @@ GIT_BYPASSES: list[tuple[str, str, str, str]] = [
 ]
 
 
-OPEN: frozenset[str] = frozenset(c for _, c, _, _, _ in BYPASSES) | frozenset(c for _, c, _, _ in GIT_BYPASSES)
-"""Bypasses not fixed yet: strict xfails."""
-
-
-def _judged(command: str, why: str) -> Any:
-    marks = [pytest.mark.xfail(strict=True, raises=AssertionError, reason=why)] if command in OPEN else []
-    return marks
-
-
 def _bypass_params() -> list[Any]:
-    return [pytest.param(rules, command, id=command, marks=_judged(command, why)) for _, command, _, rules, why in BYPASSES]
+    return [pytest.param(rules, command, id=command) for _, command, _, rules, _ in BYPASSES]
 
 
 @pytest.mark.parametrize(("rules", "command"), _bypass_params())
@@ -293,6 +296,8 @@ def test_the_round3_bypasses_are_real(tmp_path: Path, setup: str, command: str, 
     (ws / "victim").write_text("v\n")
     output = _bash(f"{setup}\n{command}" if setup else command, ws, home)
     assert _shows(shown, output, ws), output
+    rules = next(r for _, c, _, r, _ in BYPASSES if c == command)
+    assert _check(_policy(rules, home), command, ws)["decision"] in ("ask", "deny"), command  # refused now
 
 
 PROGRAMS = ("vim", "vi", "ex", "gdb", "strace", "ssh", "scp", "man", "rg", "tar", "awk", "script", "mktemp")
@@ -326,7 +331,7 @@ def repo(tmp_path: Path) -> tuple[Path, Path]:
 
 
 @pytest.mark.skipif(GIT is None, reason="needs git")
-@pytest.mark.parametrize("command", [pytest.param(c, id=c, marks=_judged(c, why)) for _, c, _, why in GIT_BYPASSES])
+@pytest.mark.parametrize("command", [c for _, c, _, _ in GIT_BYPASSES])
 def test_git_bypasses_round3(repo: tuple[Path, Path], command: str) -> None:
     ws, home = repo
     policy = RulesPolicy(GIT_RULES, env={"HOME": str(home)})
@@ -342,6 +347,7 @@ def test_the_git_bypasses_are_real(repo: tuple[Path, Path], setup: str, command:
         assert (ws / ".git" / "hooks" / "pre-commit").read_text().endswith("rm victim\n"), output
     else:
         assert not (ws / "victim").exists(), output
+    assert _check(RulesPolicy(GIT_RULES, env={"HOME": str(home)}), command, ws)["decision"] in ("ask", "deny"), command
 
 
 @pytest.mark.skipif(GIT is None, reason="needs git")
