@@ -28,15 +28,27 @@ CODE_ENV: Final = frozenset({
     "GIT_EXEC_PATH", "GIT_CONFIG", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_PARAMETERS",
     "GIT_EDITOR", "GIT_PAGER", "GIT_ASKPASS", "SSH_ASKPASS", "EDITOR", "VISUAL", "PAGER", "LESSOPEN",
     "LESSCLOSE", "MANPAGER", "BROWSER", "TERMINFO", "HOSTALIASES", "LOCPATH", "GCONV_PATH", "GIT_EXTERNAL_DIFF",
+    # where `~`, `cd`, `~+` and temporary files go, and the configuration programs read from there
+    "HOME", "PWD", "OLDPWD", "TMPDIR", "XDG_CONFIG_HOME", "HISTFILE", "EXECIGNORE", "SHELL",
+    # git's repository, templates (hooks), proxy and sequence editor
+    "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR", "GIT_TEMPLATE_DIR", "GIT_PROXY_COMMAND", "GIT_SEQUENCE_EDITOR",
+    # options or startup commands programs read from the environment
+    "TAR_OPTIONS", "RIPGREP_CONFIG_PATH", "VIMINIT", "EXINIT", "MYVIMRC", "MANOPT", "LESS", "LESSKEY",
+    "LESSKEYIN", "MAKEFLAGS", "GNUMAKEFLAGS", "MAKEFILES", "RSYNC_RSH", "RSYNC_CONNECT_PROG", "PARALLEL",
+    "ZIPOPT", "UNZIP", "GZIP", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "RUSTC_WRAPPER",
+    "OPENSSL_CONF", "SUDO_ASKPASS", "SUDO_EDITOR", "FCEDIT", "PYTHONBREAKPOINT",
 })
 """Variables that make a command run code its command line does not show (a preloaded
-library, another ``PATH``, a startup file, an editor or pager command...)."""
+library, another ``PATH``, a startup file, an editor or pager command, options read from
+the environment...) or that move what the line names (``HOME`` moves ``~``, ``PWD`` moves
+``~+``, ``TMPDIR`` where temporary files are created)."""
 
 
 def code_env(name: str) -> bool:
     """True for a variable in :data:`CODE_ENV`, an exported function (``BASH_FUNC_*``) or
     any loader variable (``LD_*``, ``DYLD_*``)."""
-    return name in CODE_ENV or name.startswith(("BASH_FUNC_", "LD_", "DYLD_", "GIT_CONFIG_"))
+    return name in CODE_ENV or name.startswith(("BASH_FUNC_", "LD_", "DYLD_", "GIT_CONFIG_", "GIT_TRACE"))
 
 
 Handler = Callable[[Sequence[Word]], str | None]
@@ -51,8 +63,12 @@ def _bad_name(word: Word) -> bool:
     return "[" in name or (word.dynamic and ("$" in raw or "`" in raw)) or not name
 
 
-def _names_after(spec: Options, what: str, *, skip: int = 0) -> Handler:
-    """``CMD [options] NAME...``: every operand (after ``skip`` leading ones) is a name."""
+_ASSIGNS_CODE: Final = "assigns a variable that makes later commands run code or name other files"
+
+
+def _names_after(spec: Options, what: str, *, skip: int = 0, callbacks: str = "") -> Handler:
+    """``CMD [options] NAME...``: every operand (after ``skip`` leading ones) is a name
+    assigned; the values of the options in ``callbacks`` (``mapfile -C``) are evaluated as code."""
 
     def handler(args: Sequence[Word]) -> str | None:
         scanned = skip_options(args, spec)
@@ -60,10 +76,18 @@ def _names_after(spec: Options, what: str, *, skip: int = 0) -> Handler:
             return f"`{what}` with options the rules do not know (some evaluate variable names)"
         start, seen = scanned
         for option, value in seen:
-            if option in ("-v", "-p", "-a") and value is not None and _bad_name(value):
-                return f"`{what} {option}` {_SUBSCRIPT}"
-        if any(_bad_name(w) for w in args[start + skip :]):
-            return f"`{what}` {_SUBSCRIPT}"
+            if option[1:] in callbacks:
+                return f"`{what} {option}` evaluates its value as a command"
+            if option in ("-v", "-p", "-a") and value is not None:
+                if _bad_name(value):
+                    return f"`{what} {option}` {_SUBSCRIPT}"
+                if code_env(value.text):
+                    return f"`{what} {option} {value.text}` {_ASSIGNS_CODE}"
+        for word in args[start + skip :]:
+            if _bad_name(word):
+                return f"`{what}` {_SUBSCRIPT}"
+            if code_env(word.text):
+                return f"`{what} {word.text}` {_ASSIGNS_CODE}"
         return None
 
     return handler
@@ -88,6 +112,28 @@ def _declare(what: str) -> Handler:
         return None
 
     return handler
+
+
+def _compgen(args: Sequence[Word]) -> str | None:
+    """``compgen -W WORDS`` expands WORDS (command substitutions run), ``-C CMD`` runs CMD
+    and ``-F FUNC`` calls a function."""
+    for index, word in enumerate(args):
+        text = word.text
+        if word.dynamic:
+            return "`compgen` with words computed at run time (its word list is expanded again)"
+        if not text.startswith("-") or text.startswith("--"):
+            continue
+        for at, letter in enumerate(text[1:], 1):
+            if letter in "CF":
+                return f"`compgen -{letter}` runs a command or function to generate the completions"
+            if letter == "W":
+                value = text[at + 1 :] or (args[index + 1].text if index + 1 < len(args) else "")
+                if "$" in value or "`" in value:
+                    return "`compgen -W` expands its word list, and the expansion runs command substitutions"
+                break
+            if letter in "oAGXPS":
+                break  # the rest of the word (or the next word) is the option's value
+    return None
 
 
 def _let(args: Sequence[Word]) -> str | None:
@@ -145,8 +191,8 @@ _UNSET = Options(flags="fvn")
 EVALUATING_BUILTINS: Final[dict[str, Handler]] = {
     "printf": _names_after(_PRINTF, "printf", skip=10**6),
     "read": _names_after(_READ, "read"),
-    "mapfile": _names_after(_MAPFILE, "mapfile"),
-    "readarray": _names_after(_MAPFILE, "readarray"),
+    "mapfile": _names_after(_MAPFILE, "mapfile", callbacks="C"),
+    "readarray": _names_after(_MAPFILE, "readarray", callbacks="C"),
     "getopts": _names_after(Options(), "getopts", skip=1),
     "wait": _names_after(_WAIT, "wait", skip=10**6),
     "unset": _names_after(_UNSET, "unset"),
@@ -155,6 +201,7 @@ EVALUATING_BUILTINS: Final[dict[str, Handler]] = {
     "local": _declare("local"),
     "readonly": _declare("readonly"),
     "export": _declare("export"),
+    "compgen": _compgen,
     "let": _let,
     "test": _test,
     "[": _test,

@@ -17,6 +17,8 @@ import itertools
 import re
 from typing import Final
 
+from ._builtins import code_env
+
 __all__ = ["MAX_BRACE_WORDS", "brace_expand", "parameter_problem", "substitution_texts"]
 
 MAX_BRACE_WORDS: Final = 256
@@ -96,6 +98,7 @@ def _sequence(body: str) -> list[str] | None:
 
 
 _NAME: Final = r"(?:[A-Za-z_][A-Za-z0-9_]*|[0-9]+|[@*#?$!-])"
+_ASSIGNING: Final = re.compile(r"([A-Za-z_][A-Za-z0-9_]*):?=")
 _INERT: Final = re.compile(
     rf"#?{_NAME}"  # $x ${#x}
     rf"|{_NAME}(?::?[-=?+]|##?|%%?|//?|\^\^?|,,?)[^$`(){{}}\\[\]]*"  # ${x:-word} ${x#pat} ${x/a/b}
@@ -110,6 +113,10 @@ def parameter_problem(value: str) -> str | None:
         value: the text inside ``${...}`` (bashlex's ``ParameterNode.value``; ``x`` for
             ``$x``).
     """
+    assigned = _ASSIGNING.match(value)
+    if assigned is not None and code_env(assigned.group(1)):
+        return (f"`${{{assigned.group(1)}:=...}}` assigns a variable that makes later commands run code or name "
+                "files their command lines do not show")
     if _INERT.fullmatch(value):
         return None
     if "$(" in value or "`" in value or "<(" in value or ">(" in value:

@@ -15,20 +15,32 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
+from ._awk_risks import AWKS, awk_problem
+from ._git_risks import git_problem
+
 __all__ = ["option_problem", "sed_problem"]
 
 _TAR_LONG: Final = ("--checkpoint-action", "--use-compress-program", "--to-command", "--info-script",
                     "--new-volume-script", "--rsh-command", "--files-from")
-_GIT_SAFE_KEYS: Final = ("color.", "user.", "advice.", "init.", "log.", "format.", "i18n.", "core.quotepath",
-                         "diff.noprefix", "diff.renames", "pull.rebase", "push.default", "commit.gpgsign",
-                         "safe.directory")
-"""``git -c`` keys whose values never name a command or a program to run."""
+VIMS: Final = frozenset({"vim", "vi", "ex", "view", "vimdiff", "rvim", "rview", "nvim", "gvim", "evim", "vimx", "nvi"})
+_SSH_KEYS: Final = ("proxycommand", "localcommand", "knownhostscommand", "match", "pkcs11provider",
+                    "securitykeyprovider", "include")
+"""``ssh -o`` keys whose value is a command ssh runs locally or code it loads."""
+_GDB: Final = frozenset({"ex", "iex", "x", "ix", "command", "eval-command", "init-command", "init-eval-command"})
 
 
 def option_problem(name: str, args: Sequence[str]) -> str | None:
     """Why the command ``name args`` (texts) cannot be judged as written, or ``None``."""
     if name == "sed":
         return sed_problem(args)
+    if name in AWKS:
+        return awk_problem(args)
+    if name == "git":
+        return git_problem(args)
+    if name in VIMS:
+        return _vim_problem(name, args)
+    if name in ("ssh", "scp", "sftp", "slogin", "rsync", "strace", "ltrace", "gdb", "man"):
+        return _runner_problem(name, args)
     if name == "tar":
         for index, text in enumerate(args):
             if text.startswith(_TAR_LONG):
@@ -43,16 +55,63 @@ def option_problem(name: str, args: Sequence[str]) -> str | None:
         return f"`{name} --files0-from` reads the names of the files it opens from elsewhere"
     if name == "zip" and any(t.startswith("-") and not t.startswith("--") and "@" in t for t in args):
         return "`zip -@` reads the names of the files it archives from its input"
-    if name == "git":
-        for index, text in enumerate(args):
-            if not text.startswith("-"):
-                return None  # the subcommand: options after it are its own
-            if text in ("--exec-path", "--config-env") or text.startswith(("--exec-path=", "--config-env=")):
-                return f"`git {text.partition('=')[0]}` changes the programs git runs"
-            if text == "-c":
-                key = args[index + 1].partition("=")[0].lower() if index + 1 < len(args) else ""
-                if not key.startswith(_GIT_SAFE_KEYS):
-                    return f"`git -c {key or '...'}` may set a command git runs (an alias, a diff or fsmonitor program)"
+    return None
+
+
+def _vim_problem(name: str, args: Sequence[str]) -> str | None:
+    """vim runs ex commands (``-c``, ``+CMD``, ``--cmd``), scripts (``-S``, ``-u``, ``-s``)
+    and sends keys to a server (``--remote-send``); ``:!`` runs a shell, ``:r``/``:w`` open files."""
+    ex_mode = name == "ex" or any(t[:1] == "-" and t[1:2] != "-" and set(t[1:]) & set("eE") for t in args)
+    for text in args:
+        if text == "--":
+            return None
+        if text.startswith("+") and not (text[1:].isdigit() or text[1:2] in ("", "/")):
+            return f"`{name} +CMD` runs an editor command (`:!` runs a shell command)"
+        if text.startswith(("--cmd", "--remote-send", "--remote-expr")):
+            return f"`{name} {text.partition('=')[0]}` runs editor commands"
+        if text[:1] == "-" and text[1:2] != "-":
+            letters = set(text[1:])
+            if letters & set("cSuUwW") or ("s" in letters and not ex_mode):
+                return f"`{name} {text}` runs editor commands or a script (`:!` runs a shell command)"
+    return None
+
+
+def _runner_problem(name: str, args: Sequence[str]) -> str | None:
+    """Options through which ``ssh``/``scp``/``sftp`` (``-o ProxyCommand``, ``-F``, ``-S``,
+    ``-D``, ``-I``), ``rsync`` (``-e`` other than plain ssh), ``strace``/``ltrace`` (``-o
+    '|CMD'``), ``gdb`` (``-ex``, ``-x``) and ``man`` (``-P``, ``-H``, ``-C``) run a command."""
+    for index, text in enumerate(args):
+        value = args[index + 1] if index + 1 < len(args) else ""
+        if name in ("ssh", "scp", "sftp", "slogin"):
+            if text.startswith("-o"):
+                option = (text[2:] or value).lower().replace("=", " ").split(" ", 1)[0]
+                if option.startswith(_SSH_KEYS):
+                    return f"`{name} -o {option}` runs a local command or loads code"
+            elif text.startswith(("-F", "-I")) or (name != "ssh" and text.startswith(("-S", "-D"))):
+                return f"`{name} {text[:2]}` reads a configuration or runs a program the rules do not see"
+        elif name == "rsync" and _rsync_shell(text, value) is not None:
+            words = (_rsync_shell(text, value) or "").split()
+            if text.startswith("--rsync-path") or not words or words[0].rpartition("/")[2] != "ssh" \
+                    or _runner_problem("ssh", words[1:]) is not None:
+                return "`rsync -e`/`--rsync-path` runs the shell command it names"
+        elif name in ("strace", "ltrace") and text.startswith(("-o", "--output")):
+            target = text.partition("=")[2] if text.startswith("--output=") else (text[2:] if text[:2] == "-o" and
+                                                                                    len(text) > 2 else value)
+            if target[:1] in ("|", "!"):
+                return f"`{name} -o '|CMD'` pipes its output into a shell command"
+        elif name == "gdb" and text.lstrip("-").partition("=")[0] in _GDB and text.startswith("-"):
+            return "`gdb -ex`/`-x` runs debugger commands (`shell`, `!`, python)"
+        elif name == "man" and text.startswith(("-P", "--pager", "-H", "--html", "-C", "--config-file")):
+            return "`man -P`/`-H`/`-C` runs a pager or browser it names (or reads a configuration naming one)"
+    return None
+
+
+def _rsync_shell(text: str, value: str) -> str | None:
+    """The remote shell an rsync option ``text`` (followed by ``value``) names, or ``None``."""
+    if text.startswith(("--rsh", "--rsync-path")):
+        return text.partition("=")[2] or value
+    if text[:1] == "-" and text[1:2] != "-" and "e" in text[1:]:
+        return text[text.index("e", 1) + 1 :] or value
     return None
 
 

@@ -13,6 +13,7 @@ from ._units import (
     PROXY_NAMES,
     CommandUnit,
     Cwds,
+    Opaque,
     safe_env,
 )
 from ._walk_commands import CommandWalker
@@ -104,11 +105,17 @@ class SimpleWalker(CommandWalker):
         return cwds
 
     def assignment_only(self, assignments: Sequence[Word]) -> None:
-        """``NAME=value`` alone: neutral unless it may change what later commands do."""
+        """``NAME=value`` alone: neutral unless it may change what later commands do; never
+        allowed when the variable makes later commands run code or name other files
+        (``PATH=out``, ``HOME=secrets``: bash then runs ``out/cat``, reads ``secrets/x`` for ``~/x``)."""
         names = [a.text.partition("=")[0] for a in assignments]
         text = " ".join(texts(assignments))
         neutral = all(safe_env(n) or (n.islower() and n not in PROXY_NAMES) for n in names)
         self.units.append(CommandUnit(text, (text,), (text,), required=not neutral))
+        hidden = [n for n in names if code_env(n)]
+        if hidden:
+            self.opaque.append(Opaque(text, f"`{hidden[0]}=` makes later commands run code or name files their "
+                                            "command lines do not show"))
 
     def change_directory(self, name: str, args: Sequence[Word], cwds: Cwds) -> Cwds:
         """The directories after ``cd``/``pushd``/``popd`` with ``args``: ``(None,)`` (only

@@ -7,6 +7,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, Final
 
+from ._builtins import code_env
 from ._expand import parameter_problem, substitution_texts
 from ._fastparse import FastNode, fast_parse
 from ._units import (
@@ -123,6 +124,8 @@ class Walker(SimpleWalker):
             return self.compound(node, cwds, depth)
         if kind in ("if", "for", "while", "until"):
             after = cwds
+            if kind == "for":
+                self.loop_variable(node)
             for part in node.parts:
                 if part.kind == "word":
                     self.substitutions(part, cwds, depth)
@@ -143,6 +146,14 @@ class Walker(SimpleWalker):
         if kind in ("reservedword", "operator", "pipe"):
             return cwds
         raise Unsupported(f"unsupported shell construct {kind!r}")
+
+    def loop_variable(self, node: Any) -> None:
+        """``for PATH in ...``, ``for HOME in ...``: the loop assigns a variable that makes
+        the commands in its body run code or name other files; never allowed."""
+        name = next((p.word for p in node.parts if p.kind == "word"), "")
+        if code_env(name):
+            self.opaque.append(Opaque(f"for {name} in ...", f"the loop assigns `{name}`, which makes later commands "
+                                                            "run code or name files their command lines do not show"))
 
     def pipeline(self, node: Any, cwds: Cwds, depth: int) -> Cwds:
         """Each stage reads the previous stage's output."""

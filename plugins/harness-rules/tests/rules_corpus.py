@@ -222,6 +222,21 @@ def corpus() -> list[Payload]:
         _bash("export BASH_ENV=secrets/key.pem; bash -c true", "ask", "an exported BASH_ENV"),
         _bash("git -c alias.x='!rm victim' x", "ask", "a git alias running a command"),
     ]
+    # 12. found by adversarial round 3 (tests/test_rules_adversarial_round3.py), now refused
+    for command in ["mapfile -C 'rm victim' -c1 lines < src/a.py", "read PATH <<< out:/usr/bin:/bin; cat victim",
+                    "printf -v PATH %s out; cat victim", "for PATH in out; do cat victim; done", "unset PATH; cat victim",
+                    "wait -p PATH", "echo ${PATH:=out}", "read PS4 <<< '$(rm victim)'; set -x; true",
+                    "printf -v HOME %s secrets; cat ~/key.pem", "declare HOME=secrets; cat ~/key.pem",
+                    "export HOME=secrets; cd; cat key.pem", "export PWD=secrets; cat ~+/key.pem",
+                    "export TMPDIR=.git; mktemp", "export TAR_OPTIONS=--to-command=x; tar cf /dev/null src/a.py",
+                    "export GIT_DIR=out/g; git status", "compgen -W '$(cat .env)'",
+                    "awk 'BEGIN{system(\"rm victim\")}'", "vim -es -c '!rm victim' -c q",
+                    "ssh -o ProxyCommand='rm victim' h", "strace -o '|rm victim' true",
+                    "git -C src -c alias.x='!rm victim' x", "git config core.fsmonitor 'rm victim'",
+                    "git difftool -x 'rm victim'"]:
+        out.append(_bash(command, "ask", "round 3: runs code or names a file the line does not show"))
+    out += [_bash(c, "allow", "round 3: inert uses stay allowed") for c in
+            ["mapfile -t lines < src/a.py", "printf -v x %s 1", "export FOO=1; cat src/a.py"]]
     unique: dict[str, Payload] = {}
     for payload in out:  # the generated classes overlap a little (`rm victim` is in several)
         key = payload.tool + json.dumps(payload.input)

@@ -106,7 +106,7 @@ CASES: list[tuple[str, str, str | None]] = [
     ("PATH=/tmp/evil git status", "ask", None),
     ("LD_PRELOAD=/tmp/x.so git status", "ask", None),
     ("GIT_SSH_COMMAND='sh -c id' git status", "ask", None),
-    ("PATH=/tmp/evil; git status", "none", None),
+    ("PATH=/tmp/evil; git status", "ask", None),  # a bare assignment of a code variable (round 3)
     ("x=1; git status", "allow", "bash(git status)"),
     ("sudo rm -rf /", "deny", "bash(rm *)"),
     ("sudo -u root rm -rf /", "deny", "bash(rm *)"),

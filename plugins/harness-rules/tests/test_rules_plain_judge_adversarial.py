@@ -203,8 +203,8 @@ LEXER_ARGS = ["2'>'x", "1'>&'2", "2'<'run", '0"<"a', "3'>>'y"]
 """Words starting with a digit that hold a quoted ``<``/``>``: the fast lexer reads them as
 redirections until it was fixed (see :func:`test_a_digit_word_with_a_quoted_angle_bracket_is_a_word`);
 part of the generated lines."""
-ENVS = ["", "", "", "", "CI=1 ", "NODE_ENV=test ", "LANG=C LC_ALL=C ", "FOO=1 ", "GIT_DIR=gitlink ", "TZ=UTC ",
-        "HOME=/tmp ", "LD_PRELOAD=/x ", "A=1 B=2 "]
+ENVS = ["", "", "", "", "CI=1 ", "NODE_ENV=test ", "LANG=C LC_ALL=C ", "FOO=1 ", "GIT_AUTHOR_NAME=gitlink ", "TZ=UTC ",
+        "FOO_HOME=/tmp ", "LD_PRELOAD=/x ", "A=1 B=2 "]
 REDIRECTS = [
     "> out/log", ">> .env", "< .env", "2>&1", "&> out/all", "2> /dev/null", "< run", "> /dev/null", "< a",
     "> gitlink/newfile", ">> status", "< /dev/fd/0", "> /dev/fd/3", "< /dev/fd/3", "1>&2", "&>> out/x", "0< f",
