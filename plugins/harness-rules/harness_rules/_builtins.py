@@ -19,7 +19,7 @@ from typing import Final
 
 from ._words import Options, Word, skip_options
 
-__all__ = ["CODE_ENV", "EVALUATING_BUILTINS", "code_env"]
+__all__ = ["CODE_ENV", "CODE_ENV_EFFECT", "EVALUATING_BUILTINS", "code_env"]
 
 CODE_ENV: Final = frozenset({
     "PATH", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "BASH_ENV", "ENV", "SHELLOPTS", "BASHOPTS",
@@ -63,7 +63,10 @@ def _bad_name(word: Word) -> bool:
     return "[" in name or (word.dynamic and ("$" in raw or "`" in raw)) or not name
 
 
-_ASSIGNS_CODE: Final = "assigns a variable that makes later commands run code or name other files"
+CODE_ENV_EFFECT: Final = "makes later commands run code or name files their command lines do not show"
+"""Why assigning a :func:`code_env` variable (by any means: ``read``, ``for``, ``${V:=x}``,
+a bare assignment) is asked about; the reasons of each such place end with it."""
+_ASSIGNS_CODE: Final = f"assigns a variable that {CODE_ENV_EFFECT}"
 
 
 def _names_after(spec: Options, what: str, *, skip: int = 0, callbacks: str = "") -> Handler:

@@ -17,7 +17,7 @@ import itertools
 import re
 from typing import Final
 
-from ._builtins import code_env
+from ._builtins import CODE_ENV_EFFECT, code_env
 
 __all__ = ["MAX_BRACE_WORDS", "brace_expand", "parameter_problem", "substitution_texts"]
 
@@ -115,8 +115,7 @@ def parameter_problem(value: str) -> str | None:
     """
     assigned = _ASSIGNING.match(value)
     if assigned is not None and code_env(assigned.group(1)):
-        return (f"`${{{assigned.group(1)}:=...}}` assigns a variable that makes later commands run code or name "
-                "files their command lines do not show")
+        return f"`${{{assigned.group(1)}:=...}}` assigns a variable that {CODE_ENV_EFFECT}"
     if _INERT.fullmatch(value):
         return None
     if "$(" in value or "`" in value or "<(" in value or ">(" in value:

@@ -89,8 +89,8 @@ def _runner_problem(name: str, args: Sequence[str]) -> str | None:
                     return f"`{name} -o {option}` runs a local command or loads code"
             elif text.startswith(("-F", "-I")) or (name != "ssh" and text.startswith(("-S", "-D"))):
                 return f"`{name} {text[:2]}` reads a configuration or runs a program the rules do not see"
-        elif name == "rsync" and _rsync_shell(text, value) is not None:
-            words = (_rsync_shell(text, value) or "").split()
+        elif name == "rsync" and (shell := _rsync_shell(text, value)) is not None:
+            words = shell.split()
             if text.startswith("--rsync-path") or not words or words[0].rpartition("/")[2] != "ssh" \
                     or _runner_problem("ssh", words[1:]) is not None:
                 return "`rsync -e`/`--rsync-path` runs the shell command it names"

@@ -7,7 +7,7 @@ import posixpath
 from collections.abc import Sequence
 from typing import Any
 
-from ._builtins import code_env
+from ._builtins import CODE_ENV_EFFECT, code_env
 from ._memo import RepeatMemo
 from ._units import (
     PROXY_NAMES,
@@ -114,8 +114,7 @@ class SimpleWalker(CommandWalker):
         self.units.append(CommandUnit(text, (text,), (text,), required=not neutral))
         hidden = [n for n in names if code_env(n)]
         if hidden:
-            self.opaque.append(Opaque(text, f"`{hidden[0]}=` makes later commands run code or name files their "
-                                            "command lines do not show"))
+            self.opaque.append(Opaque(text, f"`{hidden[0]}=` {CODE_ENV_EFFECT}"))
 
     def change_directory(self, name: str, args: Sequence[Word], cwds: Cwds) -> Cwds:
         """The directories after ``cd``/``pushd``/``popd`` with ``args``: ``(None,)`` (only

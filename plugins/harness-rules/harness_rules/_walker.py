@@ -7,7 +7,7 @@ import re
 from collections.abc import Sequence
 from typing import Any, Final
 
-from ._builtins import code_env
+from ._builtins import CODE_ENV_EFFECT, code_env
 from ._expand import parameter_problem, substitution_texts
 from ._fastparse import FastNode, fast_parse
 from ._units import (
@@ -152,8 +152,7 @@ class Walker(SimpleWalker):
         the commands in its body run code or name other files; never allowed."""
         name = next((p.word for p in node.parts if p.kind == "word"), "")
         if code_env(name):
-            self.opaque.append(Opaque(f"for {name} in ...", f"the loop assigns `{name}`, which makes later commands "
-                                                            "run code or name files their command lines do not show"))
+            self.opaque.append(Opaque(f"for {name} in ...", f"the loop assigns `{name}`, which {CODE_ENV_EFFECT}"))
 
     def pipeline(self, node: Any, cwds: Cwds, depth: int) -> Cwds:
         """Each stage reads the previous stage's output."""

@@ -52,10 +52,10 @@ def _decisions(command: str, ws: Path, home: Path, patch: pytest.MonkeyPatch, ru
 
 
 def _bash(command: str, ws: Path, home: Path) -> str:
-    """Run ``command`` with bash in the workspace (``HOME`` the fixture's home); stdout + stderr."""
+    """Run ``command`` with bash in the workspace (``HOME`` the fixture's home); stdout + stderr (round 3 uses it too)."""
     assert BASH is not None
     env = {"HOME": str(home), "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
-    done = subprocess.run([BASH, "-c", command], cwd=ws, env=env, capture_output=True, text=True, timeout=30,
+    done = subprocess.run([BASH, "-c", command], cwd=ws, env=env, capture_output=True, text=True, timeout=60,
                           stdin=subprocess.DEVNULL, check=False)
     return done.stdout + done.stderr
 

@@ -34,6 +34,7 @@ import pytest
 from harness_rules import RulesPolicy
 
 sys.path.insert(0, str(Path(__file__).parent))  # --import-mode=importlib: the helper modules sit here
+from test_rules_adversarial_round2 import _bash
 from test_rules_plain_judge_adversarial import DENY_FILES, RULE_SETS, _analysed, _build, _check
 
 BASH = shutil.which("bash")
@@ -69,15 +70,6 @@ def _decisions(command: str, ws: Path, home: Path, patch: pytest.MonkeyPatch, ru
     """The decisions of the plain-line judge and of the analysis (one element when they agree)."""
     policy = _policy(rules, home)
     return {_check(policy, command, ws)["decision"], _analysed(policy, command, ws, patch)["decision"]}
-
-
-def _bash(command: str, ws: Path, home: Path) -> str:
-    """Run ``command`` with bash in ``ws`` (``HOME`` the fixture's home); stdout + stderr."""
-    assert BASH is not None
-    env = {"HOME": str(home), "PATH": "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8"}
-    done = subprocess.run([BASH, "-c", command], cwd=ws, env=env, capture_output=True, text=True, timeout=60,
-                          stdin=subprocess.DEVNULL, check=False)
-    return done.stdout + done.stderr
 
 
 # -- judged right already -------------------------------------------------------------------
