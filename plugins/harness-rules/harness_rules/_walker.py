@@ -218,10 +218,26 @@ class Walker(SimpleWalker):
                     self.stdin = saved
             elif part.kind in ("commandsubstitution", "processsubstitution"):
                 self.node(part.command, cwds, depth)
+                self.multiline(part, cwds, depth)
             elif part.kind == "parameter":
                 self.parameter(part, cwds, depth)
             else:
                 self.substitutions(part, cwds, depth)
+
+    def multiline(self, part: Any, cwds: Cwds, depth: int) -> None:
+        """A substitution whose text spans lines: bashlex reads only its first line
+        (``echo "$(true<newline>rm x)"`` gives ``true`` alone), so its text is judged again
+        as a script of its own (deny rules hold) and it is never allowed automatically."""
+        start = part.pos[0]
+        opener = self.source[start : start + 2]
+        texts = substitution_texts(("$(" + self.source[start + 2 :]) if opener in ("<(", ">(") else self.source[start:])
+        if not texts or "\n" not in texts[0]:
+            return
+        inner = texts[0]
+        self.nested_script(inner, cwds, depth, "a substitution spanning lines")
+        self.opaque.append(Opaque(show_command(inner, 80), "a command or process substitution spanning lines is "
+                                  "not read whole by the shell parser the rules use",
+                                  tuple(textual_opaque(inner, "").deny_forms)))
 
     def parameter(self, node: Any, cwds: Cwds, depth: int) -> None:
         """A parameter expansion: bashlex does not parse what is inside ``${...}``, so
