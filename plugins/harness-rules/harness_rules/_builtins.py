@@ -154,6 +154,15 @@ def _test(args: Sequence[Word]) -> str | None:
     return None
 
 
+def _fc(args: Sequence[Word]) -> str | None:
+    """``fc`` runs commands from the history (``history -s TEXT`` puts any text there), or an
+    editor on them; only listing (``fc -l``) is inert."""
+    flags = "".join(w.text[1:] for w in args if w.text.startswith("-") and not w.dynamic)
+    if "l" in flags and not set(flags) & set("es") and not any(w.dynamic for w in args):
+        return None
+    return "`fc` runs commands from the history (which `history -s` fills with any text) or an editor"
+
+
 def _hash(args: Sequence[Word]) -> str | None:
     if any(w.text.startswith("-") and "p" in w.text[1:] for w in args):
         return "`hash -p` makes a command name run another program"
@@ -234,6 +243,7 @@ EVALUATING_BUILTINS: Final[dict[str, Handler]] = {
     "test": _test,
     "[": _test,
     "hash": _hash,
+    "fc": _fc,
     "enable": _enable,
     "shopt": _shopt,
     "set": _set,

@@ -13,6 +13,8 @@ Thousands of generated command lines (seeded) were judged under round 3's ``broa
   PATH=out:...`` runs ``out/cat``), the same through ``bash -k``, ``shopt -so keyword``;
   ``set -o posix`` (aliases expanded in a non-interactive shell). ``set``, ``shopt`` and
   ``bash -o``/``-O`` options are now allow-lists (:mod:`harness_rules._shell_options`);
+* **``fc``**: ``history -s 'cat .env'; fc -s`` runs the text put in the history (``fc -e
+  CMD`` runs CMD as the editor); only ``fc -l`` is inert now;
 * **bash's own tables assigned as variables**: ``BASH_CMDS`` (the command hash: ``cat``
   runs ``/bin/rm``) and ``BASH_ALIASES``, assigned by ``declare -A NAME='(...)'`` (a quoted
   compound assignment); every ``BASH_*`` name, ``DIRSTACK`` and ``POSIXLY_CORRECT`` are now
@@ -51,6 +53,9 @@ BYPASSES: list[tuple[str, str, str, str, str]] = [
      "bashlex reads only the first line of a command substitution: `rm victim` was never judged"),
     ("", "echo $(true\ncat .env)", "TOKEN=1", "broad", "unquoted, reading .env"),
     ("", "x=`true\nrm victim`", "", "broad", "the backtick form, in an assignment"),
+    ("", "echo $(true # )\nrm victim)", "", "broad",
+     "a comment hides a `)` from a textual scan of the substitution (found checking the first fix)"),
+    ("", 'echo "$(true # )\ncat .env)"', "TOKEN=1", "wild", "the same, reading .env"),
     ("", 'printf %s "$(hash -d cat 2>/dev/null\nhead -c99 .env)"', "TOKEN=1", "wild",
      "the fuzzer's own find (seed 3), before minimizing"),
     (EVIL_CAT, "set -k; cat victim PATH=out:/usr/bin:/bin", "", "broad",
@@ -64,6 +69,9 @@ BYPASSES: list[tuple[str, str, str, str, str]] = [
      "basename never opens its arguments, so .env is not guarded: it runs cat"),
     ("", "set -o posix; declare -A BASH_ALIASES='([ls]=\"cat .env\")'\nls", "TOKEN=1", "broad",
      "posix mode expands aliases in bash -c; BASH_ALIASES defines one without `alias`"),
+    ("", "history -s 'cat .env'; fc -s", "TOKEN=1", "wild",
+     "`fc -s` runs the last history entry, which `history -s` set to any text (even in bash -c)"),
+    ("", "history -s x; fc -e 'rm victim'", "", "wild", "`fc -e EDITOR` runs EDITOR (then the edited commands)"),
 ]
 
 
@@ -123,10 +131,11 @@ ALLOWED = [
     ("broad", "set -euo pipefail; cat README.md"), ("broad", "set -e"), ("broad", "set -x; echo hi"),
     ("broad", "set +e"), ("broad", "set -o pipefail"), ("broad", "set -- a b; echo $1"), ("broad", "set x -k"),
     ("broad", "set -o"), ("broad", "set -eux -o pipefail; wc -l README.md"), ("broad", "echo \"$(cat README.md)\""),
-    ("broad", "echo $(wc -l README.md)"), ("broad", "x=`head -1 README.md`; echo $x"),
+    ("broad", "echo $(wc -l README.md)"), ("broad", "echo $(cat README.md\n)"), ("broad", "echo $(echo a |\ncat)"),
+    ("broad", "echo \"$(cat <<'EOF'\nmsg (don't)\nEOF\n)\""), ("broad", "x=`head -1 README.md`; echo $x"),
     ("broad", "export FOO_BASH=1"), ("wild", "shopt -s lastpipe; echo x"), ("wild", "shopt -s inherit_errexit"),
     ("wild", "shopt -q extglob"), ("wild", "shopt -p"), ("wild", "bash -euo pipefail -c 'cat README.md'"),
-    ("wild", "bash -lc 'cat README.md'"), ("wild", "bash -O lastpipe -c 'echo x'"), ("wild", "bash -e -x script.sh"),
+    ("wild", "bash -lc 'cat README.md'"), ("wild", "fc -l"), ("wild", "fc -ln -5"), ("wild", "bash -O lastpipe -c 'echo x'"), ("wild", "bash -e -x script.sh"),
 ]
 
 
