@@ -29,6 +29,19 @@ _SSH_KEYS: Final = ("proxycommand", "localcommand", "knownhostscommand", "match"
 _GDB: Final = frozenset({"ex", "iex", "x", "ix", "command", "eval-command", "init-command", "init-eval-command"})
 
 
+def _abbreviates(text: str, risky: Sequence[str], exact: Sequence[str] = ()) -> bool:
+    """Whether the word ``text`` is one of the long options ``risky`` or an abbreviation of
+    one (GNU getopt takes any unambiguous prefix: ``tar --checkpoint-ac=exec=CMD``), and
+    not one of the full options ``exact`` (``--checkpoint``, a prefix of
+    ``--checkpoint-action``)."""
+    if not text.startswith("--"):
+        return False
+    option = text.partition("=")[0]
+    if option in exact:
+        return False
+    return any(option.startswith(full) or (len(option) > 3 and full.startswith(option)) for full in risky)
+
+
 def option_problem(name: str, args: Sequence[str]) -> str | None:
     """Why the command ``name args`` (texts) cannot be judged as written, or ``None``."""
     if name == "sed":
@@ -43,7 +56,7 @@ def option_problem(name: str, args: Sequence[str]) -> str | None:
         return _runner_problem(name, args)
     if name == "tar":
         for index, text in enumerate(args):
-            if text.startswith(_TAR_LONG):
+            if text.startswith(_TAR_LONG) or _abbreviates(text, _TAR_LONG, ("--checkpoint", "--file")):
                 return f"`tar {text.partition('=')[0]}` runs a command or reads file names the rules cannot see"
             letters = text[1:] if text.startswith("-") and not text.startswith("--") else (text if index == 0 else "")
             if any(ch in letters for ch in "IFT"):
@@ -51,8 +64,10 @@ def option_problem(name: str, args: Sequence[str]) -> str | None:
         return None
     if name == "rg" and any(t == "--pre" or t.startswith("--pre=") for t in args):
         return "`rg --pre` runs a program on every file it searches"
-    if name in ("sort", "wc", "du") and any(t.startswith("--files0-from") for t in args):
+    if name in ("sort", "wc", "du") and any(_abbreviates(t, ("--files0-from",)) for t in args):
         return f"`{name} --files0-from` reads the names of the files it opens from elsewhere"
+    if name == "sort" and any(_abbreviates(t, ("--compress-program",)) for t in args):
+        return "`sort --compress-program` runs a program (`bash` runs the lines sorted) on its temporary files"
     if name == "zip" and any(t.startswith("-") and not t.startswith("--") and "@" in t for t in args):
         return "`zip -@` reads the names of the files it archives from its input"
     return None

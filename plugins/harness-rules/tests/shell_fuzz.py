@@ -66,7 +66,7 @@ CONTEXTS = [
     "@\t#x", "@;#x\n", "@ & wait", "@ |& cat", "{ @;}", "(@) &", "(@) | (cat)", "$(@) 2>/dev/null",
     "echo $(( $(@) + 1 ))", "echo ${#x} && @", "echo ${x/a/b} && @", "arr=([0]=x); @", "echo ~ && @",
     "echo ~+ && @", "echo a{1..3} && @", "echo $\"x\" && @", "echo $'x' && @", "echo ${x@Q} && @",
-    "echo ${!x*} && @", "echo ${x^^} && @", "echo ${x:0:1} && @", ": \\\n; @", "true\n@)", "echo \"$(true\n@)\"",
+    "echo ${!x*} && @", "echo ${x^^} && @", "echo ${x:0:1} && @", ": \\\n; @", "true\n@)", "echo \"$(true\n@)\"", "echo $(true # )\n@)", "history -s '@'; fc -s",
 ]
 DELIMITERS = ["E", "'E'", '"E"', "\\E", "E''", "$'E'", '$"E"', "'E'\"\"", "-E", "E;", "E )", "E#x", "E\r"]
 BODY_ENDS = ["E", "E ", " E", "\tE", "$'E'", "'E'", "E\r", "E;", "EF", "F", "-E", "\\E", "E#x"]

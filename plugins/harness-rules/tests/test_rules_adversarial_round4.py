@@ -13,8 +13,13 @@ Thousands of generated command lines (seeded) were judged under round 3's ``broa
   PATH=out:...`` runs ``out/cat``), the same through ``bash -k``, ``shopt -so keyword``;
   ``set -o posix`` (aliases expanded in a non-interactive shell). ``set``, ``shopt`` and
   ``bash -o``/``-O`` options are now allow-lists (:mod:`harness_rules._shell_options`);
-* **``fc``**: ``history -s 'cat .env'; fc -s`` runs the text put in the history (``fc -e
-  CMD`` runs CMD as the editor); only ``fc -l`` is inert now;
+* **builtins that run commands**: ``history -s 'cat .env'; fc -s`` runs the text put in
+  the history (``fc -e CMD`` runs CMD as the editor; only ``fc -l`` is inert now), and
+  ``jobs -x CMD`` runs CMD (now a harmless wrapper: CMD is judged);
+* **programs running a program named by an option**: ``sort --compress-program=bash``
+  (bash runs the sorted lines of a large input), and GNU long-option abbreviations of the
+  options the rules already ask about (``tar --checkpoint-ac=exec=CMD``, ``--use-compress=``,
+  ``wc --files0=``);
 * **bash's own tables assigned as variables**: ``BASH_CMDS`` (the command hash: ``cat``
   runs ``/bin/rm``) and ``BASH_ALIASES``, assigned by ``declare -A NAME='(...)'`` (a quoted
   compound assignment); every ``BASH_*`` name, ``DIRSTACK`` and ``POSIXLY_CORRECT`` are now
@@ -72,6 +77,12 @@ BYPASSES: list[tuple[str, str, str, str, str]] = [
     ("", "history -s 'cat .env'; fc -s", "TOKEN=1", "wild",
      "`fc -s` runs the last history entry, which `history -s` set to any text (even in bash -c)"),
     ("", "history -s x; fc -e 'rm victim'", "", "wild", "`fc -e EDITOR` runs EDITOR (then the edited commands)"),
+    ("", "tar --checkpoint=1 --checkpoint-ac=exec='cat .e''nv' -c --file=/dev/null README.md", "TOKEN=1", "broad",
+     "GNU tar takes any unambiguous prefix of a long option: `--checkpoint-ac` is `--checkpoint-action`"),
+    ("yes 'read -r l < .env; echo $l >&2' | head -n 12000 > out/x", "sort -S 64k -T out --compress-program=bash out/x > /dev/null",
+     "TOKEN=1", "broad", "sort pipes its temporary files through the program named: bash runs the sorted lines"),
+    ("", "jobs -x cat .env", "TOKEN=1", "wild",
+     "`jobs -x CMD` runs CMD; jobs was a command that never opens its arguments, so .env was not guarded"),
 ]
 
 
@@ -135,7 +146,9 @@ ALLOWED = [
     ("broad", "echo \"$(cat <<'EOF'\nmsg (don't)\nEOF\n)\""), ("broad", "x=`head -1 README.md`; echo $x"),
     ("broad", "export FOO_BASH=1"), ("wild", "shopt -s lastpipe; echo x"), ("wild", "shopt -s inherit_errexit"),
     ("wild", "shopt -q extglob"), ("wild", "shopt -p"), ("wild", "bash -euo pipefail -c 'cat README.md'"),
-    ("wild", "bash -lc 'cat README.md'"), ("wild", "fc -l"), ("wild", "fc -ln -5"), ("wild", "bash -O lastpipe -c 'echo x'"), ("wild", "bash -e -x script.sh"),
+    ("wild", "bash -lc 'cat README.md'"), ("wild", "fc -l"), ("wild", "fc -ln -5"),
+    ("broad", "jobs -x cat README.md"), ("wild", "jobs -l"), ("broad", "tar --checkpoint=10 -c --file=/dev/null README.md"),
+    ("broad", "sort -S 64k -o out/s README.md"), ("broad", "tar -c --file=/dev/null --format=posix README.md"), ("wild", "bash -O lastpipe -c 'echo x'"), ("wild", "bash -e -x script.sh"),
 ]
 
 
@@ -148,7 +161,7 @@ def test_harmless_shapes_stay_allowed(shared: tuple[Path, Path, Path], rules: st
 
 # -- the fuzzer, bounded: a later regression of a class it reaches fails here ------------------
 
-FUZZ_SEED, FUZZ_CASES = 4, 800
+FUZZ_SEED, FUZZ_CASES = 4, 1500
 
 
 @pytest.mark.skipif(BASH is None, reason="needs bash")
