@@ -21,7 +21,7 @@ from ._git_risks import git_problem
 __all__ = ["option_problem", "sed_problem"]
 
 _TAR_LONG: Final = ("--checkpoint-action", "--use-compress-program", "--to-command", "--info-script",
-                    "--new-volume-script", "--rsh-command", "--files-from")
+                    "--new-volume-script", "--rsh-command", "--rmt-command", "--files-from")
 VIMS: Final = frozenset({"vim", "vi", "ex", "view", "vimdiff", "rvim", "rview", "nvim", "gvim", "evim", "vimx", "nvi"})
 _SSH_KEYS: Final = ("proxycommand", "localcommand", "knownhostscommand", "match", "pkcs11provider",
                     "securitykeyprovider", "include")
@@ -39,7 +39,7 @@ def _abbreviates(text: str, risky: Sequence[str], exact: Sequence[str] = ()) -> 
     option = text.partition("=")[0]
     if option in exact:
         return False
-    return any(option.startswith(full) or (len(option) > 3 and full.startswith(option)) for full in risky)
+    return any(option.startswith(full) or (len(option) > 2 and full.startswith(option)) for full in risky)
 
 
 def option_problem(name: str, args: Sequence[str]) -> str | None:
@@ -66,6 +66,10 @@ def option_problem(name: str, args: Sequence[str]) -> str | None:
         return "`rg --pre` runs a program on every file it searches"
     if name in ("sort", "wc", "du") and any(_abbreviates(t, ("--files0-from",)) for t in args):
         return f"`{name} --files0-from` reads the names of the files it opens from elsewhere"
+    if name == "split" and any(_abbreviates(t, ("--filter",)) for t in args):
+        return "`split --filter` runs a shell command on every piece"
+    if name == "install" and any(_abbreviates(t, ("--strip-program",), ("--strip",)) for t in args):
+        return "`install --strip-program` runs the program it names on the installed file"
     if name == "sort" and any(_abbreviates(t, ("--compress-program",)) for t in args):
         return "`sort --compress-program` runs a program (`bash` runs the lines sorted) on its temporary files"
     if name == "zip" and any(t.startswith("-") and not t.startswith("--") and "@" in t for t in args):

@@ -17,7 +17,8 @@ Thousands of generated command lines (seeded) were judged under round 3's ``broa
   the history (``fc -e CMD`` runs CMD as the editor; only ``fc -l`` is inert now), and
   ``jobs -x CMD`` runs CMD (now a harmless wrapper: CMD is judged);
 * **programs running a program named by an option**: ``sort --compress-program=bash``
-  (bash runs the sorted lines of a large input), and GNU long-option abbreviations of the
+  (bash runs the sorted lines of a large input), ``split --filter=CMD``, ``install
+  --strip-program=bash`` (runs the installed file as a script), and GNU long-option abbreviations of the
   options the rules already ask about (``tar --checkpoint-ac=exec=CMD``, ``--use-compress=``,
   ``wc --files0=``);
 * **bash's own tables assigned as variables**: ``BASH_CMDS`` (the command hash: ``cat``
@@ -81,6 +82,10 @@ BYPASSES: list[tuple[str, str, str, str, str]] = [
      "GNU tar takes any unambiguous prefix of a long option: `--checkpoint-ac` is `--checkpoint-action`"),
     ("yes 'read -r l < .env; echo $l >&2' | head -n 12000 > out/x", "sort -S 64k -T out --compress-program=bash out/x > /dev/null",
      "TOKEN=1", "broad", "sort pipes its temporary files through the program named: bash runs the sorted lines"),
+    ("", "split --filter='cat .e\"\"nv' README.md", "TOKEN=1", "broad", "split --filter runs a shell command per piece"),
+    ("", "split --f='rm victim' README.md out/p", "", "broad", "`--f` abbreviates `--filter`"),
+    ("printf 'cat .env\\n' > out/s", "install -s --strip-program=bash out/s out/t", "TOKEN=1", "broad",
+     "install runs the strip program on the installed file: bash runs it as a script the line does not name"),
     ("", "jobs -x cat .env", "TOKEN=1", "wild",
      "`jobs -x CMD` runs CMD; jobs was a command that never opens its arguments, so .env was not guarded"),
 ]
@@ -148,7 +153,8 @@ ALLOWED = [
     ("wild", "shopt -q extglob"), ("wild", "shopt -p"), ("wild", "bash -euo pipefail -c 'cat README.md'"),
     ("wild", "bash -lc 'cat README.md'"), ("wild", "fc -l"), ("wild", "fc -ln -5"),
     ("broad", "jobs -x cat README.md"), ("wild", "jobs -l"), ("broad", "tar --checkpoint=10 -c --file=/dev/null README.md"),
-    ("broad", "sort -S 64k -o out/s README.md"), ("broad", "tar -c --file=/dev/null --format=posix README.md"), ("wild", "bash -O lastpipe -c 'echo x'"), ("wild", "bash -e -x script.sh"),
+    ("broad", "sort -S 64k -o out/s README.md"), ("broad", "split -l 10 README.md out/p"),
+    ("broad", "install -m644 README.md out/t"), ("broad", "tar -c --file=/dev/null --format=posix README.md"), ("wild", "bash -O lastpipe -c 'echo x'"), ("wild", "bash -e -x script.sh"),
 ]
 
 
