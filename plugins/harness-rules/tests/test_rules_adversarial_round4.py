@@ -77,7 +77,6 @@ BYPASSES: list[tuple[str, str, str, str, str]] = [
      "posix mode expands aliases in bash -c; BASH_ALIASES defines one without `alias`"),
     ("", "history -s 'cat .env'; fc -s", "TOKEN=1", "wild",
      "`fc -s` runs the last history entry, which `history -s` set to any text (even in bash -c)"),
-    ("", "history -s x; fc -e 'rm victim'", "", "wild", "`fc -e EDITOR` runs EDITOR (then the edited commands)"),
     ("", "tar --checkpoint=1 --checkpoint-ac=exec='cat .e''nv' -c --file=/dev/null README.md", "TOKEN=1", "broad",
      "GNU tar takes any unambiguous prefix of a long option: `--checkpoint-ac` is `--checkpoint-action`"),
     ("yes 'read -r l < .env; echo $l >&2' | head -n 12000 > out/x", "sort -S 64k -T out --compress-program=bash out/x > /dev/null",
@@ -118,7 +117,7 @@ def test_the_round4_bypasses_are_real(tmp_path: Path, setup: str, command: str, 
 
 ASKED = [
     "set -o posix", "set -eo allexport", "set -ek", "shopt -s xpg_echo", "shopt -s extdebug", "shopt -so posix",
-    "shopt -s -o keyword", "bash --posix -c 'ls'", "bash -o posix -c 'ls'", "bash -O xpg_echo -c 'echo x'",
+    "shopt -s -o keyword", "history -s x; fc -e 'rm victim'", "bash --posix -c 'ls'", "bash -o posix -c 'ls'", "bash -O xpg_echo -c 'echo x'",
     "bash -O expand_aliases build.sh", "POSIXLY_CORRECT=1; ls", "export POSIXLY_CORRECT=1", "read -a BASH_ALIASES <<< x",
     "declare -A BASH_ALIASES='([ls]=pwd)'", "BASH_CMDS[ls]=/bin/ls; ls", "export BASH_XTRACEFD=3", "DIRSTACK[1]=secrets",
     'echo "$(true\necho x)"', "echo `true\necho x`", "set -- $(true\necho x)",
