@@ -138,8 +138,8 @@ def run(command: str, base: Path, *, curl_denied: bool = True, timeout: float = 
         output = (done.stdout + done.stderr).decode("utf-8", "replace")
     except subprocess.TimeoutExpired:
         output = ""
-    shown = [f"ran: {entry}" for entry in (log.read_text().splitlines() if log.exists() else [])
-             if curl_denied or not entry.startswith("curl")]
+    entries = log.read_text().split("\n") if log.exists() else []  # not splitlines: an argument may hold \f
+    shown = [f"ran: {entry}" for entry in entries if entry and (curl_denied or not entry.startswith("curl"))]
     if not (ws / "victim").exists():
         shown.append("victim removed")
     if CANARY in output:
