@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Final
 
+from ._shell_options import SET_LETTERS, option_name_risk, set_letters_risk, shopt_name_risk
 from ._words import Options, Word, skip_options
 
 __all__ = ["CODE_ENV", "CODE_ENV_EFFECT", "EVALUATING_BUILTINS", "code_env"]
@@ -29,7 +30,7 @@ CODE_ENV: Final = frozenset({
     "GIT_EDITOR", "GIT_PAGER", "GIT_ASKPASS", "SSH_ASKPASS", "EDITOR", "VISUAL", "PAGER", "LESSOPEN",
     "LESSCLOSE", "MANPAGER", "BROWSER", "TERMINFO", "HOSTALIASES", "LOCPATH", "GCONV_PATH", "GIT_EXTERNAL_DIFF",
     # where `~`, `cd`, `~+` and temporary files go, and the configuration programs read from there
-    "HOME", "PWD", "OLDPWD", "TMPDIR", "XDG_CONFIG_HOME", "HISTFILE", "EXECIGNORE", "SHELL",
+    "HOME", "PWD", "OLDPWD", "DIRSTACK", "TMPDIR", "XDG_CONFIG_HOME", "HISTFILE", "EXECIGNORE", "SHELL",
     # git's repository, templates (hooks), proxy and sequence editor
     "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_ALTERNATE_OBJECT_DIRECTORIES",
     "GIT_COMMON_DIR", "GIT_TEMPLATE_DIR", "GIT_PROXY_COMMAND", "GIT_SEQUENCE_EDITOR",
@@ -38,6 +39,8 @@ CODE_ENV: Final = frozenset({
     "LESSKEYIN", "MAKEFLAGS", "GNUMAKEFLAGS", "MAKEFILES", "RSYNC_RSH", "RSYNC_CONNECT_PROG", "PARALLEL",
     "ZIPOPT", "UNZIP", "GZIP", "JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "RUSTC_WRAPPER",
     "OPENSSL_CONF", "SUDO_ASKPASS", "SUDO_EDITOR", "FCEDIT", "PYTHONBREAKPOINT",
+    # posix mode: aliases expanded in a non-interactive shell
+    "POSIXLY_CORRECT",
 })
 """Variables that make a command run code its command line does not show (a preloaded
 library, another ``PATH``, a startup file, an editor or pager command, options read from
@@ -46,9 +49,10 @@ the environment...) or that move what the line names (``HOME`` moves ``~``, ``PW
 
 
 def code_env(name: str) -> bool:
-    """True for a variable in :data:`CODE_ENV`, an exported function (``BASH_FUNC_*``) or
-    any loader variable (``LD_*``, ``DYLD_*``)."""
-    return name in CODE_ENV or name.startswith(("BASH_FUNC_", "LD_", "DYLD_", "GIT_CONFIG_", "GIT_TRACE"))
+    """True for a variable in :data:`CODE_ENV`, any of bash's own (``BASH_*``: exported
+    functions ``BASH_FUNC_*``, the command hash ``BASH_CMDS``, the aliases ``BASH_ALIASES``,
+    ``BASH_XTRACEFD``...) or any loader variable (``LD_*``, ``DYLD_*``)."""
+    return name in CODE_ENV or name.startswith(("BASH_", "LD_", "DYLD_", "GIT_CONFIG_", "GIT_TRACE"))
 
 
 Handler = Callable[[Sequence[Word]], str | None]
@@ -150,6 +154,15 @@ def _test(args: Sequence[Word]) -> str | None:
     return None
 
 
+def _fc(args: Sequence[Word]) -> str | None:
+    """``fc`` runs commands from the history (``history -s TEXT`` puts any text there), or an
+    editor on them; only listing (``fc -l``) is inert."""
+    flags = "".join(w.text[1:] for w in args if w.text.startswith("-") and not w.dynamic)
+    if "l" in flags and not set(flags) & set("es") and not any(w.dynamic for w in args):
+        return None
+    return "`fc` runs commands from the history (which `history -s` fills with any text) or an editor"
+
+
 def _hash(args: Sequence[Word]) -> str | None:
     if any(w.text.startswith("-") and "p" in w.text[1:] for w in args):
         return "`hash -p` makes a command name run another program"
@@ -162,26 +175,47 @@ def _enable(args: Sequence[Word]) -> str | None:
     return "`enable` loads or disables shell builtins, changing what later commands run"
 
 
-_GLOB_OPTIONS: Final = frozenset({"dotglob", "extglob", "nocaseglob", "globstar", "nullglob", "failglob",
-                                  "globasciiranges", "nocasematch", "expand_aliases", "cdable_vars"})
-
-
 def _shopt(args: Sequence[Word]) -> str | None:
-    setting = any(w.text.startswith("-") and set(w.text[1:]) & set("su") for w in args)
-    if setting and any(w.dynamic or w.text in _GLOB_OPTIONS for w in args if not w.text.startswith("-")):
-        return "`shopt` changes what wildcards expand to or where `cd` goes (or enables aliases)"
+    """``shopt -s|-u NAME...`` of a name :mod:`~harness_rules._shell_options` does not know
+    to be inert (``shopt -so NAME``: a ``set -o`` name); printing (``-p``, ``-q``, none) is inert."""
+    flags = "".join(w.text[1:] for w in args if w.text.startswith("-"))
+    if any(w.dynamic for w in args):
+        return "`shopt` with words computed at run time"
+    if not set(flags) & set("su"):
+        return None
+    check = option_name_risk if "o" in flags else shopt_name_risk
+    for word in args:
+        if not word.text.startswith("-"):
+            why = check(word.text)
+            if why is not None:
+                return f"`shopt`: {why}"
     return None
 
 
 def _set(args: Sequence[Word]) -> str | None:
-    for index, word in enumerate(args):
+    """``set`` of a flag or ``-o`` name not known to be inert (``set -k``, ``set -o posix``,
+    ``set -a``, ``set -P``); the words after ``--``/``-`` are positional parameters."""
+    names = False
+    for word in args:
         text = word.text
-        if word.dynamic and text.startswith(("-", "+")):
+        if word.dynamic and (names or text.startswith(("-", "+"))):
             return "`set` with options computed at run time"
-        physical = text.startswith("-") and not text.startswith("--") and "P" in text[1:]
-        named = text == "-o" and index + 1 < len(args) and args[index + 1].text in ("physical", "allexport")
-        if physical or named or (text.startswith("-") and not text.startswith("--") and "a" in text[1:]):
-            return "`set -P`/`-a` changes where later `cd` commands go or exports later assignments"
+        if names:
+            names = False
+            why = option_name_risk(text)
+            if why is not None:
+                return f"`set`: {why}"
+            continue
+        if text in ("--", "-"):
+            break
+        if len(text) > 1 and text[0] in "-+":
+            letters = text[1:]
+            why = set_letters_risk(letters.replace("o", ""))
+            if why is not None or not all(letter in SET_LETTERS or letter == "o" for letter in letters):
+                return f"`set`: {why or 'an option the rules do not know'}"
+            names = "o" in letters
+            continue
+        break
     return None
 
 
@@ -209,6 +243,7 @@ EVALUATING_BUILTINS: Final[dict[str, Handler]] = {
     "test": _test,
     "[": _test,
     "hash": _hash,
+    "fc": _fc,
     "enable": _enable,
     "shopt": _shopt,
     "set": _set,

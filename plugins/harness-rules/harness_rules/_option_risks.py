@@ -21,12 +21,25 @@ from ._git_risks import git_problem
 __all__ = ["option_problem", "sed_problem"]
 
 _TAR_LONG: Final = ("--checkpoint-action", "--use-compress-program", "--to-command", "--info-script",
-                    "--new-volume-script", "--rsh-command", "--files-from")
+                    "--new-volume-script", "--rsh-command", "--rmt-command", "--files-from")
 VIMS: Final = frozenset({"vim", "vi", "ex", "view", "vimdiff", "rvim", "rview", "nvim", "gvim", "evim", "vimx", "nvi"})
 _SSH_KEYS: Final = ("proxycommand", "localcommand", "knownhostscommand", "match", "pkcs11provider",
                     "securitykeyprovider", "include")
 """``ssh -o`` keys whose value is a command ssh runs locally or code it loads."""
 _GDB: Final = frozenset({"ex", "iex", "x", "ix", "command", "eval-command", "init-command", "init-eval-command"})
+
+
+def _abbreviates(text: str, risky: Sequence[str], exact: Sequence[str] = ()) -> bool:
+    """Whether the word ``text`` is one of the long options ``risky`` or an abbreviation of
+    one (GNU getopt takes any unambiguous prefix: ``tar --checkpoint-ac=exec=CMD``), and
+    not one of the full options ``exact`` (``--checkpoint``, a prefix of
+    ``--checkpoint-action``)."""
+    if not text.startswith("--"):
+        return False
+    option = text.partition("=")[0]
+    if option in exact:
+        return False
+    return any(option.startswith(full) or (len(option) > 2 and full.startswith(option)) for full in risky)
 
 
 def option_problem(name: str, args: Sequence[str]) -> str | None:
@@ -43,7 +56,7 @@ def option_problem(name: str, args: Sequence[str]) -> str | None:
         return _runner_problem(name, args)
     if name == "tar":
         for index, text in enumerate(args):
-            if text.startswith(_TAR_LONG):
+            if text.startswith(_TAR_LONG) or _abbreviates(text, _TAR_LONG, ("--checkpoint", "--file")):
                 return f"`tar {text.partition('=')[0]}` runs a command or reads file names the rules cannot see"
             letters = text[1:] if text.startswith("-") and not text.startswith("--") else (text if index == 0 else "")
             if any(ch in letters for ch in "IFT"):
@@ -51,8 +64,14 @@ def option_problem(name: str, args: Sequence[str]) -> str | None:
         return None
     if name == "rg" and any(t == "--pre" or t.startswith("--pre=") for t in args):
         return "`rg --pre` runs a program on every file it searches"
-    if name in ("sort", "wc", "du") and any(t.startswith("--files0-from") for t in args):
+    if name in ("sort", "wc", "du") and any(_abbreviates(t, ("--files0-from",)) for t in args):
         return f"`{name} --files0-from` reads the names of the files it opens from elsewhere"
+    if name == "split" and any(_abbreviates(t, ("--filter",)) for t in args):
+        return "`split --filter` runs a shell command on every piece"
+    if name == "install" and any(_abbreviates(t, ("--strip-program",), ("--strip",)) for t in args):
+        return "`install --strip-program` runs the program it names on the installed file"
+    if name == "sort" and any(_abbreviates(t, ("--compress-program",)) for t in args):
+        return "`sort --compress-program` runs a program (`bash` runs the lines sorted) on its temporary files"
     if name == "zip" and any(t.startswith("-") and not t.startswith("--") and "@" in t for t in args):
         return "`zip -@` reads the names of the files it archives from its input"
     return None

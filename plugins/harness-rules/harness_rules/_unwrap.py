@@ -51,6 +51,9 @@ class Unwrap:
         writes: files the wrapper writes, with whether an edit rule must allow the write
             (``False``: only edit deny and ask rules apply, for a lock file).
         reason: for ``opaque``, why.
+        caveat: why what it runs is never allowed automatically although it is judged
+            (deny rules still hold): ``bash -k -c 'CMD'`` runs CMD under an option that
+            changes how it is read.
     """
 
     kind: Literal["argv", "script", "stdin", "opaque"]
@@ -62,6 +65,7 @@ class Unwrap:
     stdin_fallback: Literal["plain", "opaque"] = "opaque"
     writes: tuple[tuple[Word, bool], ...] = ()
     reason: str = ""
+    caveat: str = ""
 
 
 Handler = Callable[[list[Word]], Unwrap | None]

@@ -112,6 +112,8 @@ class CommandWalker(RedirectReader):
         """Record a wrapper and what it runs (see :class:`~harness_rules._wrappers.Unwrap`)."""
         for target, needed in outcome.writes:
             self.write_target(target, cwds, f"written by `{label}`", required=needed)
+        if outcome.caveat:
+            self.opaque.append(Opaque(label, outcome.caveat, tuple(suffix_forms(texts(words)))))
         spelled = any(not safe_env(a.text.partition("=")[0]) for a in assignments)
         wrapper_required = required and (outcome.guarded or (spelled and outcome.kind != "argv"))
         if outcome.kind == "opaque":

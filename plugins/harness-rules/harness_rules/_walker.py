@@ -218,10 +218,33 @@ class Walker(SimpleWalker):
                     self.stdin = saved
             elif part.kind in ("commandsubstitution", "processsubstitution"):
                 self.node(part.command, cwds, depth)
+                self.multiline(part, node, cwds, depth)
             elif part.kind == "parameter":
                 self.parameter(part, cwds, depth)
             else:
                 self.substitutions(part, cwds, depth)
+
+    def multiline(self, part: Any, word: Any, cwds: Cwds, depth: int) -> None:
+        """A substitution spanning lines that bashlex did not read whole: it stops at the
+        first line (``echo "$(true<newline>rm x)"`` gives ``true`` alone; a comment may
+        hide the ``)``). Unless only blanks separate what it parsed (here-documents
+        included) from the closing ``)``, the text is judged again as a script of its own
+        and textually (deny rules hold), and it is never allowed automatically."""
+        start = part.pos[0]
+        end = max(part.pos[1], getattr(word, "pos", (0, 0))[1])
+        text = self.source[start:end]
+        if "\n" not in text:
+            return
+        closer = "`" if text[0] == "`" else ")"
+        rest = self.source[_last_end(part.command, part.pos[0]) : end].lstrip(" \t\n")
+        if rest.startswith(closer):
+            return
+        texts = substitution_texts(("$(" + text[2:]) if text[:2] in ("<(", ">(") else text)
+        if texts:
+            self.nested_script(texts[0], cwds, depth, "a substitution spanning lines")
+        self.opaque.append(Opaque(show_command(text, 80), "a command or process substitution spanning lines is "
+                                  "not read whole by the shell parser the rules use",
+                                  tuple(textual_opaque(text[2:], "").deny_forms)))
 
     def parameter(self, node: Any, cwds: Cwds, depth: int) -> None:
         """A parameter expansion: bashlex does not parse what is inside ``${...}``, so
@@ -237,3 +260,20 @@ class Walker(SimpleWalker):
             self.nested_script(inner, cwds, depth, f"a substitution inside `{show_command(shown, 80)}`")
         self.opaque.append(Opaque(shown, problem, tuple(textual_opaque(value, "").deny_forms)))
 
+
+
+def _last_end(node: Any, floor: int) -> int:
+    """The end of the last text any node below ``node`` (here-documents included) covers."""
+    last = floor
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        pos = getattr(item, "pos", None)
+        if pos is not None:
+            last = max(last, pos[1])
+        for value in vars(item).values() if hasattr(item, "__dict__") else ():
+            if isinstance(value, list):
+                stack.extend(v for v in value if hasattr(v, "kind"))
+            elif hasattr(value, "kind"):
+                stack.append(value)
+    return last

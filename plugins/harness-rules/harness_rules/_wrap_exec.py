@@ -183,3 +183,17 @@ def applet(what: str) -> Handler:
     return handler
 
 
+
+
+def unwrap_jobs(args: list[Word]) -> Unwrap | None:
+    """``jobs -x CMD [ARGS]`` runs CMD (job specs in it replaced by process group ids):
+    harmless, runs CMD; ``jobs`` listing jobs runs nothing."""
+    if not args:
+        return None
+    if args[0].dynamic:
+        return opaque_unwrap("`jobs` with options computed at run time")
+    if args[0].text == "-x":
+        return argv_unwrap(args[1:]) if len(args) > 1 else None
+    if any(w.dynamic or (w.text.startswith("-") and "x" in w.text) for w in args):
+        return unknown_options("jobs")
+    return None

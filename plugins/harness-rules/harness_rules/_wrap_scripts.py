@@ -8,12 +8,15 @@ import re
 import shlex
 from typing import Final
 
+import attrs
+
 from ._grammars import (
     PARALLEL,
     SCRIPT,
     SHELL,
     WATCH,
 )
+from ._shell_options import option_name_risk, set_letters_risk, shopt_name_risk
 from ._unwrap import (
     STDIN_FILES,
     Unwrap,
@@ -38,7 +41,19 @@ __all__ = [
 
 
 def unwrap_shell(args: list[Word]) -> Unwrap | None:
-    """``bash [options] [-c STRING | -s | FILE] [args]``."""
+    """``bash [options] [-c STRING | -s | FILE] [args]``; under an option that changes how
+    the commands are read (``-k``, ``-o posix``, ``-O xpg_echo``...) what it runs is judged
+    but never allowed automatically (its :attr:`~harness_rules._unwrap.Unwrap.caveat`)."""
+    caveats: list[str] = []
+    found = _unwrap_shell(args, caveats)
+    if not caveats:
+        return found
+    if found is None:
+        return opaque_unwrap(caveats[0])
+    return attrs.evolve(found, caveat=caveats[0])
+
+
+def _unwrap_shell(args: list[Word], caveats: list[str]) -> Unwrap | None:
     script_mode = stdin_mode = False
     i = 0
     while i < len(args):
@@ -52,6 +67,8 @@ def unwrap_shell(args: list[Word]) -> Unwrap | None:
             break
         if text.startswith("--"):
             if text in SHELL.long_flags:
+                if text == "--posix":
+                    caveats.append("a shell started with `--posix` expands aliases")
                 i += 1
                 continue
             if text in ("--init-file", "--rcfile"):
@@ -64,6 +81,9 @@ def unwrap_shell(args: list[Word]) -> Unwrap | None:
             letters = text[1:]
             if not all(ch in SHELL.flags + SHELL.valued for ch in letters):
                 return opaque_unwrap(f"a shell started with the option {text!r}")
+            why = _option_risk(letters, args[i + 1].text if i + 1 < len(args) else "")
+            if why is not None:
+                caveats.append(f"a shell started with {text!r}: {why}")
             script_mode = script_mode or "c" in letters
             stdin_mode = stdin_mode or (text[0] == "-" and "s" in letters)
             if letters[-1] in SHELL.valued:
@@ -84,6 +104,20 @@ def unwrap_shell(args: list[Word]) -> Unwrap | None:
             return Unwrap("script", script=first.output)
         return opaque_unwrap("a shell running a script whose name or text is computed at run time")
     return None  # runs a script file: judged as written
+
+
+def _option_risk(letters: str, value: str) -> str | None:
+    """Why a shell's flag cluster (``-eu``, ``-ko``, ``-O`` with its ``value``) changes how
+    the commands it runs are read (see :mod:`~harness_rules._shell_options`), or ``None``."""
+    why = set_letters_risk(letters)
+    if why is not None:
+        return why
+    valued = [letter for letter in letters if letter in SHELL.valued]
+    if not valued:
+        return None
+    if len(valued) > 1 or letters[-1] not in SHELL.valued:
+        return "several option values, or one not last in its cluster"
+    return option_name_risk(value) if valued[0] == "o" else shopt_name_risk(value)
 
 
 def _operand_value(word: Word) -> str | None:

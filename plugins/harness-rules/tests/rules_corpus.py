@@ -237,6 +237,20 @@ def corpus() -> list[Payload]:
         out.append(_bash(command, "ask", "round 3: runs code or names a file the line does not show"))
     out += [_bash(c, "allow", "round 3: inert uses stay allowed") for c in
             ["mapfile -t lines < src/a.py", "printf -v x %s 1", "export FOO=1; cat src/a.py"]]
+    # 13. found by adversarial round 4's fuzzer (tests/test_rules_adversarial_round4.py), now refused
+    out += [
+        _bash('echo "$(true\nrm victim)"', "deny", "round 4: bashlex reads only the first line of a substitution"),
+        _bash("echo $(true\ncat .env)", "deny", "round 4: the later lines are judged from the text"),
+        _bash('echo "$(true\ncat src/a.py)"', "ask", "round 4: a substitution spanning lines is asked about"),
+        _bash("set -k; cat victim PATH=out:/bin", "ask", "round 4: `set -k` moves assignment words to the environment"),
+        _bash("bash -k -c 'cat victim PATH=out:/bin'", "ask", "round 4: a shell started with -k"),
+        _bash("shopt -so keyword", "ask", "round 4: shopt -o sets set's options"),
+        _bash("shopt -s xpg_echo", "ask", "round 4: echo interprets escapes"),
+        _bash("declare -A BASH_CMDS='([cat]=/bin/rm)'; cat victim", "ask", "round 4: the command hash assigned"),
+        _bash("declare -A BASH_ALIASES='([ls]=\"cat .env\")'", "ask", "round 4: aliases assigned as a variable"),
+        _bash("shopt -s lastpipe", "allow", "round 4: an inert shell option stays allowed"),
+        _bash("echo \"$(cat src/a.py)\"", "allow", "round 4: a one-line substitution stays allowed"),
+    ]
     unique: dict[str, Payload] = {}
     for payload in out:  # the generated classes overlap a little (`rm victim` is in several)
         key = payload.tool + json.dumps(payload.input)
