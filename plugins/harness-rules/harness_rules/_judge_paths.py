@@ -198,7 +198,7 @@ class PathJudge:
         if not candidates:
             return
         n_deny = sum(1 for r, _ in candidates if r.action is Action.DENY)
-        root = bases.workspace[0]
+        root = bases.workspace[-1]  # the tools join `exclude` entries to the resolved root
         left_out = [normalize(os.path.join(root, e)) for e in excludes if isinstance(e, str) and e]
         result = probe_tree(dirs, [p for _, p in candidates], bases, limit=self.search_limit,
                             stop_at=range(n_deny), exclude=left_out, collect=_EXCLUDE_HINTS if can_exclude else 0,

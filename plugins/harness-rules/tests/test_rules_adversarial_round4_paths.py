@@ -1,0 +1,120 @@
+"""Adversarial round 4: everything but shell parsing - file-tool paths, searches and their
+``exclude`` lists, tool names, rules files and their reloading, the approval hook path.
+
+Each bypass found is proven for real (real files and symlinks, the built-in harness's own
+tools where their results matter) and kept here as a test that fails on the old code.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+from harness_rules import RulesPolicy
+
+from harness_core import (
+    ApprovalContext,
+    BuiltinTool,
+    HarnessAgent,
+    LocalSandbox,
+    ToolCall,
+    ToolKind,
+    ToolResources,
+)
+from harness_core.testing import ModelTurn, Script, ToolCallSpec
+
+SECRET = "TOKEN=hunter2"
+
+GREP = BuiltinTool(name="grep", native_name="grep", kind=ToolKind.READ_ONLY,
+                   input_schema={"type": "object", "properties": {"pattern": {"type": "string"},
+                                                                 "path": {"type": "string"},
+                                                                 "exclude": {"type": "array"}}},
+                   resources=lambda data: ToolResources(paths=(data.get("path") or ".",)))
+
+
+def _search(policy: RulesPolicy, data: dict[str, Any], root: Path | str) -> Any:
+    call = ToolCall(tool_call_id="g", tool_name="grep", input=data, provider_executed=True, native_tool_name="grep")
+    context = ApprovalContext(harness_id="test", tool=GREP, resources=GREP.resources_for(data),
+                              workspace_root=str(root))
+    return policy.evaluate(call, context)
+
+
+@pytest.fixture
+def alias_ws(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """ws/areal/.env (denied) and ws/zlink -> areal: the link sorts after the directory."""
+    base = tmp_path.resolve()
+    home = base / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(home / ".config"))
+    ws = base / "ws"
+    (ws / "areal").mkdir(parents=True)
+    (ws / "areal" / ".env").write_text(SECRET + "\n")
+    (ws / "src").mkdir()
+    (ws / "src" / "a.py").write_text("print('a')  # TOKEN\n")
+    os.symlink("areal", ws / "zlink")
+    (ws / ".harness").mkdir()
+    (ws / ".harness" / "rules.toml").write_text('[permissions]\ndeny = ["read(.env)"]\n')
+    return ws
+
+
+# -- 1. a search's `exclude` naming a denied file through a linked directory --------------
+
+
+def test_excluding_a_denied_file_by_a_linked_directory_leaves_it_in_the_search(alias_ws: Path) -> None:
+    policy = RulesPolicy({"deny": ["read(.env)"]}, cwd=alias_ws, env={"HOME": str(alias_ws.parent / "home")})
+    first = _search(policy, {"pattern": "TOKEN"}, alias_ws)
+    assert first.decision == "deny"
+    # the built-in grep never follows linked directories: `zlink/.env` leaves nothing out
+    for exclude in (["zlink/.env"], ["zlink"], ["./zlink/../zlink/.env"]):
+        verdict = _search(policy, {"pattern": "TOKEN", "exclude": exclude}, alias_ws)
+        assert verdict.decision == "deny", (exclude, verdict.reason)
+    # the denial's own hint names the file where the tool finds it
+    assert '"areal/.env"' in first.reason and '"zlink/.env"' not in first.reason
+    # excluding the real file is enough, the link needs no exclusion (the tool does not follow it)
+    assert _search(policy, {"pattern": "TOKEN", "exclude": ["areal/.env"]}, alias_ws).decision == "none"
+    assert _search(policy, {"pattern": "TOKEN", "exclude": ["areal"]}, alias_ws).decision == "none"
+
+
+def test_an_exclude_spelled_through_a_linked_workspace_root_is_judged_as_the_tool_reads_it(
+        alias_ws: Path) -> None:
+    link_root = alias_ws.parent / "ws_link"
+    os.symlink(alias_ws, link_root)
+    policy = RulesPolicy({"deny": ["read(.env)"]}, cwd=link_root, env={"HOME": str(alias_ws.parent / "home")})
+    # relative entries: the tool joins them to its resolved root, and so do the rules
+    assert _search(policy, {"pattern": "T", "exclude": ["areal/.env"]}, link_root).decision == "none"
+    # an absolute entry through the link: the tool compares it with resolved paths, excluding nothing
+    absolute = _search(policy, {"pattern": "T", "exclude": [str(link_root / "areal" / ".env")]}, link_root)
+    assert absolute.decision == "deny", absolute.reason
+
+
+def _agent(server: Any) -> HarnessAgent:
+    options = {"model": "anthropic:fake-model", "base_url": server.base_url, "api_key": "test-key", "max_retries": 0}
+    return HarnessAgent(harness="builtin", harness_options=options, include_plugin_tools=False,
+                        permission_mode="allow-all")
+
+
+@pytest.mark.anyio
+async def test_the_builtin_grep_never_returns_a_file_excluded_only_by_its_alias(
+        scripted_model_server: Any, alias_ws: Path) -> None:
+    pytest.importorskip("harness_builtin")
+    server = scripted_model_server(Script.of(
+        ModelTurn(tool_calls=[ToolCallSpec("grep", {"pattern": "TOKEN", "path": "."})]),
+        ModelTurn(tool_calls=[ToolCallSpec("grep", {"pattern": "TOKEN", "path": ".", "exclude": ["zlink/.env"]})]),
+        ModelTurn(tool_calls=[ToolCallSpec("glob", {"pattern": "**/.env", "exclude": ["zlink"]})]),
+        ModelTurn(tool_calls=[ToolCallSpec("grep", {"pattern": "TOKEN", "path": ".", "exclude": ["areal"]})]),
+        "Done.",
+    ))
+    agent = _agent(server)
+    async with await agent.create_session(sandbox=LocalSandbox(alias_ws)) as session:
+        result = await agent.generate(session=session, prompt="search")
+    assert result.finish_reason == "stop", result.parts
+    denied = [p for p in result.parts if p.type == "tool-output-denied"]
+    outputs = [str(getattr(p, "output", "")) for p in result.parts if p.type == "tool-result"]
+    bodies = "\n".join(json.dumps(r.body) for r in server.requests if r.is_model_call)
+    assert "hunter2" not in bodies, outputs
+    assert len(denied) == 3, outputs
+    assert len(outputs) == 1 and "src/a.py" in outputs[0]
