@@ -22,7 +22,8 @@ from harness_core import (
 from ._engine import DEFAULT_SEARCH_LIMIT, CallFacts, RuleEngine, RuleVerdict
 from ._extract import baseline_resources, missing_input
 from ._facts import canonical_names
-from ._files import RuleLayer, discover_rule_files, load_rules_file, rules_from_mapping
+from ._files import RuleLayer, discover_rule_files, rules_from_mapping
+from ._reload import settled_load
 
 __all__ = ["RELOAD_INTERVAL", "RulesPolicy"]
 
@@ -153,7 +154,7 @@ class RulesPolicy:
         cached = self._layer_cache.get(key)
         if cached is not None and cached[0] == stamp:
             return cached[1]
-        loaded = load_rules_file(path, layer, missing_ok=missing_ok)
+        loaded = settled_load(path, layer, None if cached is None else cached[1], missing_ok=missing_ok)
         self._layer_cache[key] = (stamp, loaded)
         return loaded
 

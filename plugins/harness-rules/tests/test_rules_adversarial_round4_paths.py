@@ -118,3 +118,86 @@ async def test_the_builtin_grep_never_returns_a_file_excluded_only_by_its_alias(
     assert "hunter2" not in bodies, outputs
     assert len(denied) == 3, outputs
     assert len(outputs) == 1 and "src/a.py" in outputs[0]
+
+
+# -- 2. a rules file read while it is being rewritten ---------------------------------------
+
+_WRITER = """
+import pathlib, sys, time
+path, text, seconds = pathlib.Path(sys.argv[1]), sys.argv[2], float(sys.argv[3])
+end = time.monotonic() + seconds
+while time.monotonic() < end:
+    path.write_text(text)  # in place: truncated, then written
+    time.sleep(0.001)
+"""
+
+
+def test_a_rules_file_rewritten_in_place_never_leaves_a_decision_without_its_rules(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+    import time
+
+    ws = tmp_path.resolve() / "ws"
+    (ws / ".harness").mkdir(parents=True)
+    (ws / ".env").write_text(SECRET)
+    rules = ws / ".harness" / "rules.toml"
+    text = '[permissions]\ndeny = ["read(./.env)"]\n'
+    rules.write_text(text)
+    policy = RulesPolicy(discover=True, env={"HOME": str(tmp_path)}, reload_interval=0)
+    assert policy.check("read", {"file_path": ".env"}, workspace_root=ws).decision == "deny"
+    writer = subprocess.Popen([sys.executable, "-c", _WRITER, str(rules), text, "1.5"])
+    seen: dict[str, int] = {}
+    try:
+        end = time.monotonic() + 1.5
+        while time.monotonic() < end:
+            try:
+                decision = policy.check("read", {"file_path": ".env"}, workspace_root=ws).decision
+            except Exception as exc:  # a file caught changing is an error: the core denies the call
+                decision = type(exc).__name__
+            seen[decision] = seen.get(decision, 0) + 1
+    finally:
+        writer.wait(timeout=30)
+    assert set(seen) <= {"deny", "RulesFileError"}, seen
+    # a rewrite that really removes the rule takes effect
+    rules.write_text("[permissions]\n")
+    assert policy.check("read", {"file_path": ".env"}, workspace_root=ws).decision == "none"
+
+
+def test_a_rules_file_caught_truncated_or_renamed_away_is_read_again_after_a_pause(tmp_path: Path) -> None:
+    from harness_rules._files import load_rules_file
+    from harness_rules._reload import settled_load
+
+    path = tmp_path / "rules.toml"
+    full = '[permissions]\ndeny = ["read(./.env)"]\nask = ["bash(git push *)"]\n'
+    path.write_text(full)
+    previous = load_rules_file(path, "project")
+
+    def finish_writing(_: float) -> None:
+        path.write_text(full)
+
+    for caught in ("", "[permissions]\n", '[permissions]\ndeny = ["read(./.env)"]\n', None):
+        if caught is None:
+            path.unlink()  # an editor's rename-and-write, caught in between
+        else:
+            path.write_text(caught)
+        layer = settled_load(path, "project", previous, missing_ok=True, sleep=finish_writing)
+        assert sorted(r.text for r in layer.rules) == ["bash(git push *)", "read(./.env)"], caught
+    # removed for real (left as it is over the pause): the rules go
+    path.write_text("[permissions]\n")
+    assert settled_load(path, "project", previous, missing_ok=True, sleep=lambda _: None).rules == ()
+    path.unlink()
+    assert not settled_load(path, "project", previous, missing_ok=True, sleep=lambda _: None).exists
+    # still changing after every pause: an error (the core denies), never the partial file
+    counter = iter(range(100))
+
+    def keep_changing(_: float) -> None:
+        path.write_text("[permissions]\n" + "#" * next(counter))
+
+    path.write_text("[permissions]\n")
+    with pytest.raises(Exception, match="kept changing"):
+        settled_load(path, "project", previous, missing_ok=True, sleep=keep_changing)
+    # adding rules, and a first read, are taken at once
+    calls: list[float] = []
+    path.write_text(full + 'allow = ["read(./src/**)"]\n'.replace("allow", "# allow"))
+    assert len(settled_load(path, "project", previous, missing_ok=True, sleep=calls.append).rules) == 2
+    assert settled_load(path, "project", None, missing_ok=True, sleep=calls.append).exists and not calls
