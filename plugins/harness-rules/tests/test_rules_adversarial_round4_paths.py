@@ -201,3 +201,37 @@ def test_a_rules_file_caught_truncated_or_renamed_away_is_read_again_after_a_pau
     path.write_text(full + 'allow = ["read(./src/**)"]\n'.replace("allow", "# allow"))
     assert len(settled_load(path, "project", previous, missing_ok=True, sleep=calls.append).rules) == 2
     assert settled_load(path, "project", None, missing_ok=True, sleep=calls.append).exists and not calls
+
+
+# -- 3. a rules file that is not a file, or too large -----------------------------------------
+
+
+@pytest.mark.parametrize("kind", ["fifo", "zero", "directory", "huge"])
+def test_a_rules_file_that_is_a_fifo_device_or_huge_is_an_error_not_a_hang(tmp_path: Path, kind: str) -> None:
+    import threading
+
+    ws = tmp_path.resolve() / "ws"
+    (ws / ".harness").mkdir(parents=True)
+    path = ws / ".harness" / "rules.toml"
+    if kind == "fifo":
+        os.mkfifo(path)  # reading waits for a writer forever
+    elif kind == "zero":
+        os.symlink("/dev/zero", path)  # reading never ends
+    elif kind == "directory":
+        path.mkdir()
+    else:
+        path.write_text('[permissions]\ndeny = ["read(./.env)"]\n' + "#" * (2 << 20) + "\n")
+    policy = RulesPolicy(discover=True, env={"HOME": str(tmp_path)})
+    outcome: list[BaseException | str] = []
+
+    def decide() -> None:
+        try:
+            outcome.append(policy.check("read", {"file_path": ".env"}, workspace_root=ws).decision)
+        except Exception as exc:
+            outcome.append(exc)
+
+    worker = threading.Thread(target=decide, daemon=True)
+    worker.start()
+    worker.join(timeout=10)
+    assert outcome, "the decision never returned"
+    assert isinstance(outcome[0], Exception) and "rules file" in str(outcome[0]), outcome
