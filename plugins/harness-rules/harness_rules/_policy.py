@@ -20,9 +20,10 @@ from harness_core import (
 )
 
 from ._engine import DEFAULT_SEARCH_LIMIT, CallFacts, RuleEngine, RuleVerdict
-from ._extract import baseline_resources, missing_input
+from ._extract import baseline_resources, malformed_path, missing_input
 from ._facts import canonical_names
 from ._files import RuleLayer, discover_rule_files, rules_from_mapping
+from ._names import SEARCH_TOOLS
 from ._reload import settled_load
 
 __all__ = ["RELOAD_INTERVAL", "RulesPolicy"]
@@ -280,7 +281,11 @@ def facts_for(call: ToolCall, context: ApprovalContext, root: str) -> CallFacts:
     frozen = frozenset(names)
     if resources is None and builtin:
         resources = baseline_resources(sorted(names), call.input)
-    missing = missing_input(names, call.input, resources, canonical_names(frozen)) if builtin else None
+    canonical = canonical_names(frozen)
+    malformed = malformed_path(names, canonical, call.input) if builtin else None
+    if malformed is not None:  # never judge the text an extractor made of a list or a number
+        resources = ToolResources(paths=(".",) if canonical & SEARCH_TOOLS else ())
+    missing = malformed or (missing_input(names, call.input, resources, canonical) if builtin else None)
     excludes: tuple[str, ...] = ()
     can_exclude = False
     if builtin and isinstance(tool, BuiltinTool):

@@ -22,6 +22,7 @@ system (macOS and Windows defaults), where rules must match regardless of case.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Sequence
 from typing import Final
@@ -32,6 +33,10 @@ __all__ = ["Memo", "Resolved", "case_insensitive", "resolve"]
 
 _MAX_LINKS: Final = 40
 _SELF: Final = frozenset({"/proc/self", "/proc/thread-self"})
+_OTHER: Final = re.compile(r"/proc/\d+(?:/task/\d+)?/(?!(?:cwd|root)\Z)[^/]+\Z")
+"""An entry of another process's ``/proc`` directory other than ``cwd`` and ``root``
+(``fd/N``, ``map_files``, ``environ``...): its links are not paths the kernel walks (a file
+held open, even deleted or replaced since, is opened as it is)."""
 
 
 @attrs.frozen
@@ -80,6 +85,7 @@ def resolve(path: str, cwd: str, anchors: Sequence[tuple[str, str]] = (), memo: 
     pending.reverse()
     links = 0
     missing = False
+    note: str | None = None  # a /proc/<pid> entry: followed, and reported as not understood
     mode: int | None = None  # of the entry `resolved` names, when known
     while pending:
         part = pending.pop()
@@ -93,6 +99,8 @@ def resolve(path: str, cwd: str, anchors: Sequence[tuple[str, str]] = (), memo: 
         if missing:
             resolved = candidate
             continue
+        if note is None and candidate.startswith("/proc/") and _OTHER.match(candidate):
+            note = f"`{candidate}` names the state of another process (a file it holds open may be one no path names)"
         if candidate in _SELF:
             nxt = pending.pop() if pending else ""
             if nxt == "cwd":
@@ -138,13 +146,13 @@ def resolve(path: str, cwd: str, anchors: Sequence[tuple[str, str]] = (), memo: 
         pending.extend(parts)
     final = resolved or "/"
     if missing:
-        return Resolved(final, False, False)
+        return Resolved(final, False, False, note)
     if mode is None:
         try:
             mode = os.stat(final).st_mode
         except (OSError, ValueError):
-            return Resolved(final, False, False)
-    return Resolved(final, True, stat.S_ISDIR(mode))
+            return Resolved(final, False, False, note)
+    return Resolved(final, True, stat.S_ISDIR(mode), note)
 
 
 def _join(candidate: str, nxt: str, pending: list[str]) -> str:

@@ -235,3 +235,60 @@ def test_a_rules_file_that_is_a_fifo_device_or_huge_is_an_error_not_a_hang(tmp_p
     worker.join(timeout=10)
     assert outcome, "the decision never returned"
     assert isinstance(outcome[0], Exception) and "rules file" in str(outcome[0]), outcome
+
+
+# -- 4. paths that are not strings ------------------------------------------------------------
+
+
+def test_a_builtin_path_that_is_not_a_string_is_never_judged_as_its_text(tmp_path: Path) -> None:
+    pytest.importorskip("harness_builtin")
+    from harness_builtin.tools import builtin_declarations
+
+    tools = {t.name: t for t in builtin_declarations()}
+    ws = tmp_path.resolve()
+    (ws / ".env").write_text(SECRET)
+    (ws / "src").mkdir()
+    policy = RulesPolicy({"deny": ["read(./.env)"], "allow": ["read(./**)"]}, cwd=ws, env={"HOME": str(ws)})
+    # the built-in extractors read `str(["..."])`, a path under the root that `read(./**)` allowed
+    for value in ([".env"], {"p": ".env"}, 3, True):
+        verdict = policy.check(tools["read"], {"file_path": value}, workspace_root=ws)
+        assert verdict.decision == "ask" and "not a path string" in verdict.reason, (value, verdict.reason)
+        for search in ("grep", "glob", "ls"):  # a search falls back to the root, which holds .env
+            data: dict[str, Any] = {"pattern": "x", "path": value} if search != "ls" else {"path": value}
+            assert policy.check(tools[search], data, workspace_root=ws).decision == "deny", (search, value)
+    # strings, and lists of strings where a tool takes `paths`, are judged as before
+    assert policy.check(tools["read"], {"file_path": "src/a.py"}, workspace_root=ws).decision == "allow"
+    assert policy.check("grep", {"pattern": "x", "paths": ["src"]}, workspace_root=ws).decision == "allow"
+    assert policy.check("read", {"file_path": None, "path": "src/a.py"}, workspace_root=ws).decision == "allow"
+
+
+# -- 5. another process's open files ----------------------------------------------------------
+
+
+def test_a_denied_file_held_open_by_another_process_is_not_read_through_proc_pid_fd(tmp_path: Path) -> None:
+    import subprocess
+
+    ws = tmp_path.resolve()
+    env_file = ws / ".env"
+    env_file.write_text(SECRET + "\n")
+    policy = RulesPolicy({"deny": ["read(./.env)"]}, cwd=ws, env={"HOME": str(ws)})
+    with env_file.open("rb") as held:
+        child = subprocess.Popen(["sleep", "30"], stdin=held)
+    try:
+        fd_path = f"/proc/{child.pid}/fd/0"
+        live = policy.check("read", {"file_path": fd_path}, workspace_root=ws)
+        assert live.decision == "deny", live.reason  # the link names .env: followed
+        replacement = ws / ".env.new"
+        replacement.write_text("TOKEN=rotated\n")
+        os.replace(replacement, env_file)  # an atomic save: the child still holds the old file
+        with open(fd_path) as opened:  # what a file tool would read: the old secret
+            assert opened.read().strip() == SECRET
+        held_old = policy.check("read", {"file_path": fd_path}, workspace_root=ws)
+        assert held_old.decision == "ask", held_old.reason
+        assert "another process" in held_old.reason
+        # its working directory and root are still followed as links
+        cwd = policy.check("read", {"file_path": f"/proc/{child.pid}/root{ws}/.env"}, workspace_root=ws)
+        assert cwd.decision == "deny", cwd.reason
+    finally:
+        child.kill()
+        child.wait()
