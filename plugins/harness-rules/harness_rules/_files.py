@@ -123,7 +123,7 @@ def load_rules_file(path: str | os.PathLike[str], layer: str = "file", *, missin
     except OSError as exc:
         raise RulesFileError(source, None, f"cannot read the rules file: {exc.strerror or exc}") from None
     if data is None:
-        raise RulesFileError(source, None, "the rules file is not a regular file (a FIFO, device or directory, "
+        raise RulesFileError(source, None, "cannot read the rules file: not a regular file (a FIFO, device or directory, "
                                            "perhaps through a symbolic link)")
     if len(data) > MAX_RULES_BYTES:
         raise RulesFileError(source, None, f"the rules file is larger than {MAX_RULES_BYTES} bytes")

@@ -292,3 +292,24 @@ def test_a_denied_file_held_open_by_another_process_is_not_read_through_proc_pid
     finally:
         child.kill()
         child.wait()
+
+
+# -- 6. tool names ------------------------------------------------------------------------------
+
+
+def test_a_denied_mcp_server_holds_for_a_tool_with_an_empty_name() -> None:
+    from harness_core.mcp import mcp_name_matches, mcp_tool_name
+
+    policy = RulesPolicy({"allow": ["mcp__*"], "ask": ["mcp__github__create_*"],
+                          "deny": ["mcp__evil", "mcp__*__delete_*"]}, cwd="/")
+    empty = mcp_tool_name("evil", "")  # what the built-in harness names a server's tool called ""
+    assert mcp_name_matches("mcp__evil", empty)  # the core's own filters count it as evil's
+    for name in (empty, "mcp__evil", "mcp__evil__x", "mcp__evil___x"):
+        declared = BuiltinTool(name=name, native_name=name, kind=ToolKind.EDIT, input_schema={"type": "object"})
+        for tool in (name, declared):
+            assert policy.check(tool, {}).decision == "deny", name
+    # several patterns: deny wins over ask and allow; other servers and names stay as they were
+    assert policy.check("mcp__github__create_delete_x", {}).decision == "ask"
+    assert policy.check("mcp__github__delete_repo", {}).decision == "deny"
+    assert policy.check("mcp__evil2__x", {}).decision == "allow"
+    assert policy.check("mcp__github__list", {}).decision == "allow"
