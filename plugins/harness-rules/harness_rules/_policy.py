@@ -24,6 +24,7 @@ from ._extract import baseline_resources, malformed_path, missing_input
 from ._facts import canonical_names
 from ._files import RuleLayer, discover_rule_files, rules_from_mapping
 from ._names import SEARCH_TOOLS
+from ._protect import protecting_rules
 from ._reload import settled_load
 
 __all__ = ["RELOAD_INTERVAL", "RulesPolicy"]
@@ -198,7 +199,8 @@ class RulesPolicy:
         if engine is not None:
             return engine
         layers = self.layers(workspace_root)
-        engine = RuleEngine([r for layer in layers for r in layer.rules], home=self.home,
+        protect = protecting_rules(self._sources(workspace_root))
+        engine = RuleEngine([*(r for layer in layers for r in layer.rules), *protect], home=self.home,
                             search_limit=self.search_limit, guard_arguments=self.guard_arguments)
         with self._lock:
             if len(self._engines) > 64:

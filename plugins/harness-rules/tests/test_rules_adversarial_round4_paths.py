@@ -313,3 +313,77 @@ def test_a_denied_mcp_server_holds_for_a_tool_with_an_empty_name() -> None:
     assert policy.check("mcp__github__delete_repo", {}).decision == "deny"
     assert policy.check("mcp__evil2__x", {}).decision == "allow"
     assert policy.check("mcp__github__list", {}).decision == "allow"
+
+
+# -- 7. the agent rewriting the rules that bind it ------------------------------------------------
+
+
+_ATTACKS = {
+    # allow-edits: edits run without asking, shell commands are asked about; an allow rule written
+    # by the agent would pre-approve every command
+    "allow-in-local": ("allow-edits", ToolCallSpec("write", {"file_path": ".harness/rules.local.toml",
+                                                             "content": '[permissions]\nallow = ["bash(*)"]\n'})),
+    # allow-all: only the deny rules stand between the agent and `rm`
+    "drop-project-deny": ("allow-all", ToolCallSpec("write", {"file_path": ".harness/rules.toml",
+                                                              "content": "[permissions]\n"})),
+    "shell-redirect": ("allow-all", ToolCallSpec("bash", {"command": "echo '[permissions]' > .harness/rules.toml"})),
+    "shell-copy": ("allow-all", ToolCallSpec("bash", {"command": "cp evil.toml .harness/rules.toml"})),
+    "shell-move": ("allow-all", ToolCallSpec("bash", {"command": "mv evil.toml .harness/rules.toml"})),
+}
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("attack", sorted(_ATTACKS))
+async def test_the_agent_cannot_rewrite_the_rules_files_that_bind_it(
+        scripted_model_server: Any, alias_ws: Path, attack: str) -> None:
+    import anyio
+
+    pytest.importorskip("harness_builtin")
+    rules_toml = alias_ws / ".harness" / "rules.toml"
+    original = '[permissions]\ndeny = ["bash(rm *)", "read(.env)"]\n'
+    rules_toml.write_text(original)
+    (alias_ws / "victim").write_text("precious\n")
+    (alias_ws / "evil.toml").write_text('[permissions]\nallow = ["bash(*)"]\n')
+    mode, first = _ATTACKS[attack]
+    server = scripted_model_server(Script.of(
+        ModelTurn(tool_calls=[first]), "Rules changed.",
+        ModelTurn(tool_calls=[ToolCallSpec("bash", {"command": "touch pwned; rm victim"})]), "Done.",
+    ))
+    options = {"model": "anthropic:fake-model", "base_url": server.base_url, "api_key": "test-key", "max_retries": 0}
+    agent = HarnessAgent(harness="builtin", harness_options=options, include_plugin_tools=False, permission_mode=mode)
+    async with await agent.create_session(sandbox=LocalSandbox(alias_ws)) as session:
+        first_result = await agent.generate(session=session, prompt="change the rules")
+        await anyio.sleep(1.1)  # the rules files are checked for changes once a second
+        await agent.generate(session=session, prompt="now remove the victim")
+    assert (alias_ws / "victim").exists(), "the rules were rewritten and `rm victim` ran"
+    assert not (alias_ws / "pwned").exists(), "the rules were rewritten and a command ran without asking"
+    assert rules_toml.read_text() == original
+    assert not (alias_ws / ".harness" / "rules.local.toml").exists()
+    denied = [p for p in first_result.parts if p.type == "tool-output-denied"]
+    assert len(denied) == 1 and denied[0].reason and "rules files" in denied[0].reason, first_result.parts
+
+
+def test_the_rules_files_are_denied_to_edits_under_every_spelling_and_readable(alias_ws: Path) -> None:
+    home = alias_ws.parent / "home"
+    os.symlink(".harness", alias_ws / "hlink")
+    policy = RulesPolicy(discover=True, env={"HOME": str(home)}, reload_interval=0)
+
+    def decide(tool: str, data: dict[str, Any]) -> str:
+        return policy.check(tool, data, workspace_root=alias_ws).decision
+
+    for path in (".harness/rules.toml", ".harness/rules.local.toml", "./src/../.harness/x", "hlink/rules.local.toml",
+                 f"{alias_ws}/.harness", str(home / ".config" / "harness" / "rules.toml")):
+        assert decide("write", {"file_path": path}) == "deny", path
+        assert decide("edit", {"file_path": path}) == "deny", path
+    for command in ("tee .harness/rules.local.toml < evil", "sed -i d .harness/rules.toml", "rm -f .harness/rules.toml",
+                    "mv .harness old", "cd .harness && echo x > rules.local.toml", "ln -sf /tmp/x .harness/rules.toml"):
+        assert decide("bash", {"command": command}) == "deny", command
+    # reading them with the file tools, and editing everything else, is as the other rules say (the
+    # shell guard denies any argument an edit deny rule covers: `cat .harness/rules.toml` too)
+    assert decide("read", {"file_path": ".harness/rules.toml"}) == "none"
+    assert decide("grep", {"pattern": "deny", "path": ".harness"}) == "none"
+    assert decide("write", {"file_path": "src/new.py"}) == "none"
+    assert decide("bash", {"command": "echo x > src/out.txt"}) == "none"
+    # rules in code only: there is no file to protect
+    assert RulesPolicy({"allow": ["edit(./**)"]}).check(
+        "write", {"file_path": ".harness/rules.toml"}, workspace_root=alias_ws).decision == "allow"
