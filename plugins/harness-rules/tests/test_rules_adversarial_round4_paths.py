@@ -387,3 +387,21 @@ def test_the_rules_files_are_denied_to_edits_under_every_spelling_and_readable(a
     # rules in code only: there is no file to protect
     assert RulesPolicy({"allow": ["edit(./**)"]}).check(
         "write", {"file_path": ".harness/rules.toml"}, workspace_root=alias_ws).decision == "allow"
+
+
+# -- 8. the hook path: an exception inside the policy denies ------------------------------------
+
+
+def test_an_exception_inside_the_rules_policy_denies_through_the_core(tmp_path: Path) -> None:
+    from harness_core import ApprovalStatus, create_plugin_manager
+
+    manager = create_plugin_manager(load_entry_points=False, plugins=[
+        RulesPolicy({"allow": ["read(./**)", "bash(*)"]}, env={"HOME": str(tmp_path)})])
+    call = ToolCall(tool_call_id="c", tool_name="read", input={"file_path": "x"}, provider_executed=True)
+    # a workspace root no path function accepts: the engine raises while resolving it
+    broken = ApprovalContext(harness_id="test", workspace_root=str(tmp_path) + "/\x00bad")
+    decision = manager.hooks.approve_call(call, broken)
+    assert decision.status is ApprovalStatus.DENIED, decision
+    assert decision.reason is not None and "failed" in decision.reason
+    fine = ApprovalContext(harness_id="test", workspace_root=str(tmp_path))
+    assert manager.hooks.approve_call(call, fine).status is ApprovalStatus.APPROVED
