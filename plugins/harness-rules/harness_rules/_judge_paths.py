@@ -214,6 +214,8 @@ class PathJudge:
             rule = candidates[index][0]
             bucket = tally.deny if rule.action is Action.DENY else tally.ask
             bucket.append(RuleMatch(rule, f"{shown}: the {what} contains `{found}`{hint if bucket is tally.deny else ''}"))
+        if result.unknown is not None and not tally.deny:
+            tally.unsure.append(f"{shown}: the {what} holds a link the rules cannot resolve, {result.unknown}")
         if result.truncated and not tally.deny:
             tally.unsure.append(
                 f"{shown}: the {what} holds more than {self.search_limit} entries, too many to check "

@@ -10,9 +10,13 @@ import attrs
 
 from ._bases import Bases, relative
 from ._pattern import PathPattern
-from ._resolve import Memo, resolve
+from ._resolve import LOOP, Memo, resolve
 
 __all__ = ["ProbeResult", "probe_tree"]
+
+
+def _first(found: list[str]) -> str | None:
+    return found[0] if found else None
 
 
 def _entry_name(entry: os.DirEntry[str]) -> str:
@@ -35,11 +39,14 @@ class ProbeResult:
         truncated: the walk stopped at its entry limit before finishing.
         hits: in ``collect`` mode, every entry a stopping pattern matched (directories
             not walked into), in walk order.
+        unknown: a link below the roots whose target the rules cannot resolve (a loop, a
+            ``/proc/self/fd`` entry), with why, or ``None``.
     """
 
     found: dict[int, str]
     truncated: bool
     hits: tuple[str, ...] = ()
+    unknown: str | None = None
 
 
 def probe_tree(
@@ -80,9 +87,14 @@ def probe_tree(
         A :class:`ProbeResult`.
     """
     anchors = bases.anchors
+    cwd = bases.workspace[0]  # `/proc/self/cwd` in a link: the process searching works in the root
+    strange: list[str] = []
 
     def realpath(path: str) -> str:
-        return resolve(path, path, anchors, memo).path
+        found = resolve(path, cwd, anchors, memo)
+        if found.unknown is not None and found.unknown != LOOP and not strange:  # a loop opens nothing
+            strange.append(f"`{path}`: {found.unknown}")
+        return found.path
 
     found: dict[int, str] = {}
     hits: list[str] = []
@@ -120,7 +132,7 @@ def probe_tree(
             continue
         seen_entries += len(entries)
         if seen_entries > limit:
-            return ProbeResult(found, True, tuple(hits))
+            return ProbeResult(found, True, tuple(hits), _first(strange))
         lit_prefix = lit_dir.rstrip("/") + "/"
         real_prefix = real_dir.rstrip("/") + "/"
         if not live:  # nothing here can match by name: only links (any target) and subdirectories matter
@@ -152,12 +164,12 @@ def probe_tree(
                     found.setdefault(i, lit if real == lit else f"{lit} -> {real}")
                     if i in stops:
                         if not collect:
-                            return ProbeResult(found, False)
+                            return ProbeResult(found, False, (), _first(strange))
                         hits.append(real_prefix + entry.name)
                         hit = True
                         if len(hits) >= collect:
-                            return ProbeResult(found, False, tuple(hits))
+                            return ProbeResult(found, False, tuple(hits), _first(strange))
                         break
             if is_dir and not hit:
                 stack.append((lit, real))
-    return ProbeResult(found, False, tuple(hits))
+    return ProbeResult(found, False, tuple(hits), _first(strange))

@@ -29,9 +29,12 @@ from typing import Final
 
 import attrs
 
-__all__ = ["Memo", "Resolved", "case_insensitive", "resolve"]
+__all__ = ["LOOP", "Memo", "Resolved", "case_insensitive", "resolve"]
 
 _MAX_LINKS: Final = 40
+LOOP: Final = "more than 40 symbolic links to follow"
+"""The :attr:`Resolved.unknown` of a link chain too long to follow (a loop: the kernel
+fails to open it with ``ELOOP``)."""
 _SELF: Final = frozenset({"/proc/self", "/proc/thread-self"})
 _OTHER: Final = re.compile(r"/proc/\d+(?:/task/\d+)?/(?!(?:cwd|root)\Z)[^/]+\Z")
 """An entry of another process's ``/proc`` directory other than ``cwd`` and ``root``
@@ -137,7 +140,7 @@ def resolve(path: str, cwd: str, anchors: Sequence[tuple[str, str]] = (), memo: 
                 continue
         links += 1
         if links > _MAX_LINKS:
-            return Resolved(path, False, False, "more than 40 symbolic links to follow")
+            return Resolved(path, False, False, LOOP)
         if target.startswith("/"):
             resolved = ""
         mode = None

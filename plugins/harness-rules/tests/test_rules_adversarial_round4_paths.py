@@ -405,3 +405,35 @@ def test_an_exception_inside_the_rules_policy_denies_through_the_core(tmp_path: 
     assert decision.reason is not None and "failed" in decision.reason
     fine = ApprovalContext(harness_id="test", workspace_root=str(tmp_path))
     assert manager.hooks.approve_call(call, fine).status is ApprovalStatus.APPROVED
+
+
+# -- 9. a link in a searched tree through /proc/self/cwd ----------------------------------------
+
+
+@pytest.mark.anyio
+async def test_a_link_through_proc_self_cwd_inside_a_searched_tree_is_not_read_by_grep(
+        scripted_model_server: Any, alias_ws: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pytest.importorskip("harness_builtin")
+    (alias_ws / ".env").write_text(SECRET + "\n")
+    os.symlink("/proc/self/cwd/.env", alias_ws / "src" / "cwd_env")
+    monkeypatch.chdir(alias_ws)  # `harness` run from the project directory: the tools' process works there
+    policy = RulesPolicy({"deny": ["read(.env)"]}, cwd=alias_ws, env={"HOME": str(alias_ws.parent / "home")})
+    verdict = _search(policy, {"pattern": "TOKEN", "path": "src"}, alias_ws)
+    assert verdict.decision != "none", verdict.reason
+    server = scripted_model_server(Script.of(
+        ModelTurn(tool_calls=[ToolCallSpec("grep", {"pattern": "TOKEN", "path": "src"})]), "Done."))
+    agent = _agent(server)
+    async with await agent.create_session(sandbox=LocalSandbox(alias_ws)) as session:
+        await agent.generate(session=session, prompt="search")
+    bodies = "\n".join(json.dumps(r.body) for r in server.requests if r.is_model_call)
+    assert "hunter2" not in bodies
+
+
+def test_links_a_search_cannot_resolve_are_asked_about_and_loops_are_not(alias_ws: Path) -> None:
+    policy = RulesPolicy({"deny": ["read(.env)"]}, cwd=alias_ws, env={"HOME": str(alias_ws.parent / "home")})
+    os.symlink("loop_b", alias_ws / "src" / "loop_a")
+    os.symlink("loop_a", alias_ws / "src" / "loop_b")
+    assert _search(policy, {"pattern": "x", "path": "src"}, alias_ws).decision == "none"  # ELOOP: opens nothing
+    os.symlink("/proc/self/fd/3", alias_ws / "src" / "fd_link")
+    asked = _search(policy, {"pattern": "x", "path": "src"}, alias_ws)
+    assert asked.decision == "ask" and "fd_link" in asked.reason, asked.reason
