@@ -13,6 +13,7 @@ from typing import Final
 
 from ._paths import Bases, PathPattern, Spelling, normalize, probe_tree, relative, spellings
 from ._pool import Pool, Tally
+from ._protect import PROTECT_LAYER
 from ._resolve import Memo, resolve
 from ._syntax import Action, Rule, RuleKind
 from ._verdict import RuleMatch
@@ -193,6 +194,8 @@ class PathJudge:
                search: bool, deny_only: bool, excludes: Sequence[str] = (), can_exclude: bool = False) -> None:
         candidates: list[tuple[Rule, PathPattern]] = []
         for rule in (*pool.deny, *(() if deny_only else pool.ask)):
+            if rule.origin.layer == PROTECT_LAYER:
+                continue  # they guard the rules files against writes, not what a tree holds (`rg x .`)
             if rule.path is not None:  # even a pattern out of reach: a symlink may point at it
                 candidates.append((rule, rule.path))
         if not candidates:

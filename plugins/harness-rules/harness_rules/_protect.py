@@ -7,7 +7,9 @@ rules it wrote itself (files are re-read within a second). So every engine built
 rules files also holds one deny rule per rules directory in force:
 
 * ``edit(./.harness)`` when the project or local layer is read (the directory and
-  everything in it: creating ``rules.local.toml``, moving the directory away);
+  everything in it: creating ``rules.local.toml``, moving the directory away), and
+  ``edit(**/.harness/rules.toml)``, ``edit(**/.harness/rules.local.toml)`` for the project
+  files of workspaces below the root (a session there reads them);
 * ``edit(//<dir>)`` for the user layer's directory (``~/.config/harness``), and
   ``edit(//<file>)`` for each explicit rules file (``--rules``), written absolute.
 
@@ -51,10 +53,13 @@ def protecting_rules(sources: Iterable[tuple[str, Path]]) -> tuple[Rule, ...]:
     existing or not) from tool calls; see the module docs."""
     specs: list[str] = []
     for layer, path in sources:
-        if layer in ("project", "local"):
-            spec: str | None = "./.harness"
-        elif layer == "user":
-            spec = _absolute_pattern(os.path.normpath(os.path.abspath(path.parent)))
+        if layer in ("project", "local"):  # and the project files of workspaces below this one
+            for nested in ("./.harness", "**/.harness/rules.toml", "**/.harness/rules.local.toml"):
+                if nested not in specs:
+                    specs.append(nested)
+            continue
+        if layer == "user":
+            spec: str | None = _absolute_pattern(os.path.normpath(os.path.abspath(path.parent)))
         else:  # an explicit file may sit anywhere, its directory holding the workspace: the file
             spec = _absolute_pattern(os.path.normpath(os.path.abspath(path)))
         if spec is not None and spec not in specs:

@@ -382,6 +382,13 @@ def test_the_rules_files_are_denied_to_edits_under_every_spelling_and_readable(a
     # shell guard denies any argument an edit deny rule covers: `cat .harness/rules.toml` too)
     assert decide("read", {"file_path": ".harness/rules.toml"}) == "none"
     assert decide("grep", {"pattern": "deny", "path": ".harness"}) == "none"
+    (alias_ws / "areal" / ".env").unlink()
+    for command in ("grep -r TODO .", "rg TODO", "tar czf /tmp/a.tgz .", "cp -r src out", "ls -la"):
+        verdict = policy.check("bash", {"command": command}, workspace_root=alias_ws)
+        assert verdict.decision == "none", (command, verdict.reason)  # a tree holding them is read
+    # the project files of a workspace below this one are protected too
+    assert decide("write", {"file_path": "sub/.harness/rules.local.toml"}) == "deny"
+    assert decide("write", {"file_path": "sub/.harness/notes.md"}) == "none"
     assert decide("write", {"file_path": "src/new.py"}) == "none"
     assert decide("bash", {"command": "echo x > src/out.txt"}) == "none"
     # rules in code only: there is no file to protect
