@@ -444,3 +444,25 @@ def test_links_a_search_cannot_resolve_are_asked_about_and_loops_are_not(alias_w
     os.symlink("/proc/self/fd/3", alias_ws / "src" / "fd_link")
     asked = _search(policy, {"pattern": "x", "path": "src"}, alias_ws)
     assert asked.decision == "ask" and "fd_link" in asked.reason, asked.reason
+
+
+# -- 10. layers: deny wins wherever it is written; a broken layer denies ------------------------
+
+
+def test_the_same_rule_in_several_layers_and_a_broken_layer(tmp_path: Path) -> None:
+    home, ws = tmp_path / "home", tmp_path / "ws"
+    (home / ".config" / "harness").mkdir(parents=True)
+    (ws / ".harness").mkdir(parents=True)
+    (home / ".config" / "harness" / "rules.toml").write_text('[permissions]\nallow = ["bash(rm *)"]\n')
+    (ws / ".harness" / "rules.toml").write_text('[permissions]\ndeny = ["bash(rm *)"]\nallow = ["bash(ls)"]\n')
+    local = ws / ".harness" / "rules.local.toml"
+    local.write_text('[permissions]\nallow = ["bash(rm *)"]\nask = ["bash(rm *)"]\n')
+    policy = RulesPolicy({"allow": ["bash(rm *)"]}, discover=True, env={"HOME": str(home)}, reload_interval=0)
+    verdict = policy.check("bash", {"command": "rm x"}, workspace_root=ws)
+    assert verdict.decision == "deny" and verdict.rule is not None and verdict.rule.origin.layer == "project"
+    # a layer that stops loading takes every decision with it, the harmless ones too
+    for broken in ('[permissions]\nallow = "bash(ls)"\n', "[permissions\n", '[permissions]\nalow = []\n',
+                   '[permissions]\ndeny = ["bash()"]\n'):
+        local.write_text(broken)
+        with pytest.raises(Exception, match=r"rules\.local\.toml"):
+            policy.check("bash", {"command": "ls"}, workspace_root=ws)
