@@ -117,6 +117,8 @@ def load_rules_file(path: str | os.PathLike[str], layer: str = "file", *, missin
     try:
         data = _read_regular(path)
     except FileNotFoundError:
+        if os.path.lexists(path):  # a link to a missing file (an unmounted share): not "no rules"
+            raise RulesFileError(source, None, "the rules file is a symbolic link to a missing file") from None
         if missing_ok:
             return RuleLayer(layer, source, False)
         raise RulesFileError(source, None, "no such rules file") from None

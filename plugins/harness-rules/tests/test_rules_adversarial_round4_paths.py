@@ -466,3 +466,16 @@ def test_the_same_rule_in_several_layers_and_a_broken_layer(tmp_path: Path) -> N
         local.write_text(broken)
         with pytest.raises(Exception, match=r"rules\.local\.toml"):
             policy.check("bash", {"command": "ls"}, workspace_root=ws)
+
+
+def test_a_rules_file_that_is_a_dangling_link_is_an_error_not_an_empty_layer(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (ws / ".harness").mkdir(parents=True)
+    shared = tmp_path / "shared" / "rules.toml"  # e.g. on a share that is not mounted now
+    os.symlink(shared, ws / ".harness" / "rules.toml")
+    policy = RulesPolicy(discover=True, env={"HOME": str(tmp_path)}, reload_interval=0)
+    with pytest.raises(Exception, match="symbolic link to a missing file"):
+        policy.check("bash", {"command": "rm -rf x"}, workspace_root=ws)
+    shared.parent.mkdir()
+    shared.write_text('[permissions]\ndeny = ["bash(rm *)"]\n')
+    assert policy.check("bash", {"command": "rm -rf x"}, workspace_root=ws).decision == "deny"
