@@ -116,7 +116,7 @@ class PathJudge:
             for cwd in cwds:
                 base = cwd or root
                 found = expand_glob(raw, base)  # `*` skips dot files, as in bash
-                if len(found) > _GLOB_LIMIT and (pool.deny or pool.ask):
+                if len(found) > _GLOB_LIMIT and pool.unknowns is not None:
                     tally.unsure.append(f"`{raw}` expands to more than {_GLOB_LIMIT} paths, too many to check")
                 raws.extend(found[:_GLOB_LIMIT])
         if len(cwds) == 1 and len(raws) == 1:
@@ -128,7 +128,7 @@ class PathJudge:
                     for sp in spellings(one, cwd or root, self.home, bases, tally.lstats):
                         spelled.setdefault(sp.path, sp)
             spells = list(spelled.values())
-        if uncertain and (pool.deny or pool.ask):  # relative to a directory known only at run time
+        if uncertain and pool.unknowns is not None:  # relative to a directory known only at run time
             tally.unsure.append(f"{_shown(raw, origin)}: the directory it is relative to is only known at run time")
         if deny_only and not probe and not pool.deny_paths.may_match(spells, bases):
             for sp in spells:
@@ -138,7 +138,7 @@ class PathJudge:
                 return  # the guard's common case: no deny rule can match any spelling
         shown = _shown(raw, origin)
         strange = next((sp.unknown for sp in spells if sp.unknown), None)
-        if strange is not None and (pool.deny or pool.ask or (required and pool.allow)):
+        if strange is not None and (pool.unknowns is not None or (required and pool.allow)):
             tally.unsure.append(f"{shown}: {strange}, which the rules cannot resolve")
         # denials and asks: any spelling, and anything below a directory
         for rules, index, bucket in ((pool.deny, pool.deny_paths, tally.deny),
@@ -156,7 +156,7 @@ class PathJudge:
         if deny_only or not required:
             return
         if uncertain:
-            if not (pool.deny or pool.ask):
+            if pool.unknowns is None:
                 tally.unsure.append(f"{shown}: the directory it is relative to is only known at run time")
             return
         for sp in spells:

@@ -479,3 +479,21 @@ def test_a_rules_file_that_is_a_dangling_link_is_an_error_not_an_empty_layer(tmp
     shared.parent.mkdir()
     shared.write_text('[permissions]\ndeny = ["bash(rm *)"]\n')
     assert policy.check("bash", {"command": "rm -rf x"}, workspace_root=ws).decision == "deny"
+
+
+def test_the_protection_alone_asks_about_nothing_known_only_at_run_time(tmp_path: Path) -> None:
+    ws = tmp_path / "ws"
+    (ws / ".harness").mkdir(parents=True)
+    (ws / ".harness" / "rules.toml").write_text('[permissions]\nallow = ["bash(git status)"]\n')
+    policy = RulesPolicy(discover=True, env={"HOME": str(tmp_path)})
+
+    def decide(command: str) -> str:
+        return policy.check("bash", {"command": command}, workspace_root=ws).decision
+
+    for command in ('cat "$F"', "ls $DIR", "for f in *.py; do wc -l \"$f\"; done", 'cd "$D" && make'):
+        assert decide(command) == "none", command
+    assert decide("cp evil.toml .harness/rules.toml") == "deny"
+    # with a deny rule of its own, what is known only at run time is asked about, as before
+    (ws / ".harness" / "rules.toml").write_text('[permissions]\ndeny = ["read(./.env)"]\n')
+    fresh = RulesPolicy(discover=True, env={"HOME": str(tmp_path)})
+    assert fresh.check("bash", {"command": 'cat "$F"'}, workspace_root=ws).decision == "ask"
