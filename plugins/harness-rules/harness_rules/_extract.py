@@ -130,6 +130,8 @@ def malformed_path(names: Iterable[str], canonical: frozenset[str], tool_input: 
     """
     if not isinstance(tool_input, Mapping) or "apply_patch" in names:
         return None
+    tool: str | None
+    keys: tuple[str, ...]
     if canonical & {"grep", "glob"}:
         tool, keys = ("grep" if "grep" in canonical else "glob"), ("path", "paths")
     else:
