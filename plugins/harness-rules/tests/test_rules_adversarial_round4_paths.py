@@ -164,6 +164,9 @@ def test_a_rules_file_rewritten_in_place_never_leaves_a_decision_without_its_rul
 
 
 def test_a_rules_file_caught_truncated_or_renamed_away_is_read_again_after_a_pause(tmp_path: Path) -> None:
+    import itertools
+    import time
+
     from harness_rules._files import load_rules_file
     from harness_rules._reload import settled_load
 
@@ -182,20 +185,25 @@ def test_a_rules_file_caught_truncated_or_renamed_away_is_read_again_after_a_pau
             path.write_text(caught)
         layer = settled_load(path, "project", previous, missing_ok=True, sleep=finish_writing)
         assert sorted(r.text for r in layer.rules) == ["bash(git push *)", "read(./.env)"], caught
-    # removed for real (left as it is over the pause): the rules go
+    # removed for real (left as it is over the pause, its times old): the rules go
+    later = lambda: time.time() + 1.0  # noqa: E731 - half a second after any change
     path.write_text("[permissions]\n")
-    assert settled_load(path, "project", previous, missing_ok=True, sleep=lambda _: None).rules == ()
+    assert settled_load(path, "project", previous, missing_ok=True, sleep=lambda _: None, clock=later).rules == ()
     path.unlink()
-    assert not settled_load(path, "project", previous, missing_ok=True, sleep=lambda _: None).exists
+    assert not settled_load(path, "project", previous, missing_ok=True, sleep=lambda _: None, clock=later).exists
+    # the same, but changed a moment ago (a writer stalled between truncating and writing): not yet
+    path.write_text("[permissions]\n")
+    with pytest.raises(Exception, match="not left untouched"):
+        settled_load(path, "project", previous, missing_ok=True, sleep=lambda _: None, limit=0.1)
     # still changing after every pause: an error (the core denies), never the partial file
-    counter = iter(range(100))
+    counter = itertools.count()
 
     def keep_changing(_: float) -> None:
         path.write_text("[permissions]\n" + "#" * next(counter))
 
     path.write_text("[permissions]\n")
-    with pytest.raises(Exception, match="kept changing"):
-        settled_load(path, "project", previous, missing_ok=True, sleep=keep_changing)
+    with pytest.raises(Exception, match="not left untouched"):
+        settled_load(path, "project", previous, missing_ok=True, sleep=keep_changing, clock=later, limit=0.2)
     # adding rules, and a first read, are taken at once
     calls: list[float] = []
     path.write_text(full + 'allow = ["read(./src/**)"]\n'.replace("allow", "# allow"))
@@ -497,3 +505,27 @@ def test_the_protection_alone_asks_about_nothing_known_only_at_run_time(tmp_path
     (ws / ".harness" / "rules.toml").write_text('[permissions]\ndeny = ["read(./.env)"]\n')
     fresh = RulesPolicy(discover=True, env={"HOME": str(tmp_path)})
     assert fresh.check("bash", {"command": 'cat "$F"'}, workspace_root=ws).decision == "ask"
+
+
+def test_a_new_rules_file_caught_with_its_allow_lines_only_is_read_again(tmp_path: Path) -> None:
+    import time
+
+    from harness_rules._files import load_rules_file
+    from harness_rules._reload import settled_load
+
+    path = tmp_path / "rules.local.toml"
+    previous = load_rules_file(path, "local", missing_ok=True)  # not there yet
+    full = '[permissions]\nallow = ["bash(*)"]\ndeny = ["bash(rm *)"]\n'
+    path.write_text('[permissions]\nallow = ["bash(*)"]\n')  # caught before its deny line
+
+    def finish_writing(_: float) -> None:
+        if path.read_text() != full:
+            path.write_text(full)
+
+    layer = settled_load(path, "local", previous, missing_ok=True, sleep=finish_writing)
+    assert sorted(r.text for r in layer.rules) == ["bash(*)", "bash(rm *)"]
+    # a new file that really holds only allow rules is taken once left untouched
+    path.write_text('[permissions]\nallow = ["bash(ls)"]\n')
+    later = lambda: time.time() + 1.0  # noqa: E731
+    layer = settled_load(path, "local", previous, missing_ok=True, sleep=lambda _: None, clock=later)
+    assert [r.text for r in layer.rules] == ["bash(ls)"]
