@@ -31,7 +31,7 @@ from harness_core import BuiltinTool, ToolKind, ToolResources
 
 from ._names import canonical_tool
 
-__all__ = ["BASELINE_BUILTINS", "PATH_KEYS", "baseline_resources", "missing_input"]
+__all__ = ["BASELINE_BUILTINS", "PATH_KEYS", "baseline_resources", "malformed_path", "missing_input"]
 
 PATH_KEYS: Final = ("file_path", "path", "notebook_path", "filePath")
 """Input keys naming the file of a ``read`` / ``write`` / ``edit`` call, in order of preference."""
@@ -109,6 +109,44 @@ def missing_input(names: Iterable[str], tool_input: Any, resources: ToolResource
             return None
         keys = ", ".join(f"`{k}`" for k in sorted(map(str, data))) or "no keys"
         return f"the {kind} call's input names no file (it has {keys}), so what it touches is unknown"
+    return None
+
+
+_KINDS: Final[dict[type, str]] = {list: "an array", tuple: "an array", dict: "an object", bool: "a boolean",
+                                  int: "a number", float: "a number", bytes: "bytes"}
+
+
+def malformed_path(names: Iterable[str], canonical: frozenset[str], tool_input: Any) -> str | None:
+    """A path key of a built-in call's input holding something other than a string
+    (``{"file_path": [".env"]}``), or ``None``.
+
+    An extractor turning it into text (``"['.env']"``) would have the rules judge a path
+    the call never names; the caller drops such resources and treats the call as
+    incomplete instead (asked about when deny or ask rules apply; a search searches the
+    workspace root).
+
+    Returns:
+        A phrase such as ``"the read call's `file_path` is an array, not a path string..."``.
+    """
+    if not isinstance(tool_input, Mapping) or "apply_patch" in names:
+        return None
+    tool: str | None
+    keys: tuple[str, ...]
+    if canonical & {"grep", "glob"}:
+        tool, keys = ("grep" if "grep" in canonical else "glob"), ("path", "paths")
+    else:
+        tool = next((k for k in ("edit", "write", "read") if k in canonical), None)
+        keys = PATH_KEYS
+    if tool is None:
+        return None
+    for key in keys:
+        value = tool_input.get(key)
+        if value is None or isinstance(value, str):
+            continue
+        if key == "paths" and isinstance(value, list) and all(isinstance(v, str) for v in value):
+            continue
+        kind = _KINDS.get(type(value), f"a {type(value).__name__}")
+        return f"the {tool} call's `{key}` is {kind}, not a path string, so what it touches is unknown"
     return None
 
 

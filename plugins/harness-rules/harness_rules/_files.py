@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import tomllib
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
@@ -36,6 +37,7 @@ from ._syntax import Action, Rule, RuleOrigin, parse_rule
 __all__ = [
     "CODE_SOURCE",
     "LAYERS",
+    "MAX_RULES_BYTES",
     "RuleLayer",
     "discover_rule_files",
     "load_rules_file",
@@ -46,6 +48,9 @@ __all__ = [
 
 LAYERS: Final = ("user", "project", "local", "code", "file")
 """Layer names, in reporting order (``file`` is for files given explicitly)."""
+
+MAX_RULES_BYTES: Final = 1 << 20
+"""The largest rules file read (1 MiB, some 30,000 rules); a larger one is an error."""
 
 CODE_SOURCE: Final = "<code>"
 """The source name of rules passed in code."""
@@ -110,18 +115,46 @@ def load_rules_file(path: str | os.PathLike[str], layer: str = "file", *, missin
     """
     source = str(path)
     try:
-        data = Path(path).read_bytes()
+        data = _read_regular(path)
     except FileNotFoundError:
+        if os.path.lexists(path):  # a link to a missing file (an unmounted share): not "no rules"
+            raise RulesFileError(source, None, "the rules file is a symbolic link to a missing file") from None
         if missing_ok:
             return RuleLayer(layer, source, False)
         raise RulesFileError(source, None, "no such rules file") from None
     except OSError as exc:
         raise RulesFileError(source, None, f"cannot read the rules file: {exc.strerror or exc}") from None
+    if data is None:
+        raise RulesFileError(source, None, "cannot read the rules file: not a regular file (a FIFO, device or directory, "
+                                           "perhaps through a symbolic link)")
+    if len(data) > MAX_RULES_BYTES:
+        raise RulesFileError(source, None, f"the rules file is larger than {MAX_RULES_BYTES} bytes")
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise RulesFileError(source, None, f"the rules file is not UTF-8 ({exc.reason} at byte {exc.start})") from None
     return parse_rules_text(text, source, layer)
+
+
+def _read_regular(path: str | os.PathLike[str]) -> bytes | None:
+    """The bytes of a regular file (at most one more than :data:`MAX_RULES_BYTES`), or
+    ``None`` for anything else: opened without blocking (a FIFO would wait for a writer)
+    and never read past the limit (``/dev/zero`` never ends)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        chunks: list[bytes] = []
+        left = MAX_RULES_BYTES + 1
+        while left > 0:
+            chunk = os.read(fd, min(left, 1 << 16))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            left -= len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 _LOCATION = re.compile(r"\s*\(at line (\d+), column \d+\)$|\s*\(at end of document\)$")

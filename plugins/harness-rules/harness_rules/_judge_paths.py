@@ -13,6 +13,7 @@ from typing import Final
 
 from ._paths import Bases, PathPattern, Spelling, normalize, probe_tree, relative, spellings
 from ._pool import Pool, Tally
+from ._protect import PROTECT_LAYER
 from ._resolve import Memo, resolve
 from ._syntax import Action, Rule, RuleKind
 from ._verdict import RuleMatch
@@ -115,7 +116,7 @@ class PathJudge:
             for cwd in cwds:
                 base = cwd or root
                 found = expand_glob(raw, base)  # `*` skips dot files, as in bash
-                if len(found) > _GLOB_LIMIT and (pool.deny or pool.ask):
+                if len(found) > _GLOB_LIMIT and pool.unknowns is not None:
                     tally.unsure.append(f"`{raw}` expands to more than {_GLOB_LIMIT} paths, too many to check")
                 raws.extend(found[:_GLOB_LIMIT])
         if len(cwds) == 1 and len(raws) == 1:
@@ -127,7 +128,7 @@ class PathJudge:
                     for sp in spellings(one, cwd or root, self.home, bases, tally.lstats):
                         spelled.setdefault(sp.path, sp)
             spells = list(spelled.values())
-        if uncertain and (pool.deny or pool.ask):  # relative to a directory known only at run time
+        if uncertain and pool.unknowns is not None:  # relative to a directory known only at run time
             tally.unsure.append(f"{_shown(raw, origin)}: the directory it is relative to is only known at run time")
         if deny_only and not probe and not pool.deny_paths.may_match(spells, bases):
             for sp in spells:
@@ -137,7 +138,7 @@ class PathJudge:
                 return  # the guard's common case: no deny rule can match any spelling
         shown = _shown(raw, origin)
         strange = next((sp.unknown for sp in spells if sp.unknown), None)
-        if strange is not None and (pool.deny or pool.ask or (required and pool.allow)):
+        if strange is not None and (pool.unknowns is not None or (required and pool.allow)):
             tally.unsure.append(f"{shown}: {strange}, which the rules cannot resolve")
         # denials and asks: any spelling, and anything below a directory
         for rules, index, bucket in ((pool.deny, pool.deny_paths, tally.deny),
@@ -155,7 +156,7 @@ class PathJudge:
         if deny_only or not required:
             return
         if uncertain:
-            if not (pool.deny or pool.ask):
+            if pool.unknowns is None:
                 tally.unsure.append(f"{shown}: the directory it is relative to is only known at run time")
             return
         for sp in spells:
@@ -193,12 +194,14 @@ class PathJudge:
                search: bool, deny_only: bool, excludes: Sequence[str] = (), can_exclude: bool = False) -> None:
         candidates: list[tuple[Rule, PathPattern]] = []
         for rule in (*pool.deny, *(() if deny_only else pool.ask)):
+            if rule.origin.layer == PROTECT_LAYER:
+                continue  # they guard the rules files against writes, not what a tree holds (`rg x .`)
             if rule.path is not None:  # even a pattern out of reach: a symlink may point at it
                 candidates.append((rule, rule.path))
         if not candidates:
             return
         n_deny = sum(1 for r, _ in candidates if r.action is Action.DENY)
-        root = bases.workspace[0]
+        root = bases.workspace[-1]  # the tools join `exclude` entries to the resolved root
         left_out = [normalize(os.path.join(root, e)) for e in excludes if isinstance(e, str) and e]
         result = probe_tree(dirs, [p for _, p in candidates], bases, limit=self.search_limit,
                             stop_at=range(n_deny), exclude=left_out, collect=_EXCLUDE_HINTS if can_exclude else 0,
@@ -214,6 +217,8 @@ class PathJudge:
             rule = candidates[index][0]
             bucket = tally.deny if rule.action is Action.DENY else tally.ask
             bucket.append(RuleMatch(rule, f"{shown}: the {what} contains `{found}`{hint if bucket is tally.deny else ''}"))
+        if result.unknown is not None and not tally.deny:
+            tally.unsure.append(f"{shown}: the {what} holds a link the rules cannot resolve, {result.unknown}")
         if result.truncated and not tally.deny:
             tally.unsure.append(
                 f"{shown}: the {what} holds more than {self.search_limit} entries, too many to check "

@@ -245,8 +245,8 @@ class PlainLineJudge(PathJudge):
                     self._path(path, cwds, guard, tally, bases, required=False, origin=origin, glob=glob,
                                deny_only=True)
                 why = why or found[1]
-        if why is not None and not tally.deny:
-            tally.unsure.append(f"{shown}: {why}, and it may name a file a rule such as `{guard.deny[0].text}` "
+        if why is not None and not tally.deny and guard.unknowns is not None:
+            tally.unsure.append(f"{shown}: {why}, and it may name a file a rule such as `{guard.unknowns.text}` "
                                 "denies")
 
     def _guard_argument(self, path: str, cwds: Cwds, glob: bool, tree: bool, origin: str, guard: Pool,

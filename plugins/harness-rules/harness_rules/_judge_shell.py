@@ -64,9 +64,9 @@ class ShellJudge(PlainLineJudge):
             guard = self._guard_pool
             for arg in unit.args:
                 self._guard_argument(arg.path, arg.cwds, arg.glob, arg.tree, arg.origin, guard, tally, bases)
-            if unit.unknown_args is not None and not tally.deny:
+            if unit.unknown_args is not None and not tally.deny and guard.unknowns is not None:
                 tally.unsure.append(f"{shown}: {unit.unknown_args}, and it may name a file a rule such as "
-                                    f"`{self._guard_pool.deny[0].text}` denies")
+                                    f"`{guard.unknowns.text}` denies")
         if not unit.required:
             return
         if matches.allow is not None:

@@ -20,9 +20,12 @@ from harness_core import (
 )
 
 from ._engine import DEFAULT_SEARCH_LIMIT, CallFacts, RuleEngine, RuleVerdict
-from ._extract import baseline_resources, missing_input
+from ._extract import baseline_resources, malformed_path, missing_input
 from ._facts import canonical_names
-from ._files import RuleLayer, discover_rule_files, load_rules_file, rules_from_mapping
+from ._files import RuleLayer, discover_rule_files, rules_from_mapping
+from ._names import SEARCH_TOOLS
+from ._protect import protecting_rules
+from ._reload import settled_load
 
 __all__ = ["RELOAD_INTERVAL", "RulesPolicy"]
 
@@ -153,7 +156,7 @@ class RulesPolicy:
         cached = self._layer_cache.get(key)
         if cached is not None and cached[0] == stamp:
             return cached[1]
-        loaded = load_rules_file(path, layer, missing_ok=missing_ok)
+        loaded = settled_load(path, layer, None if cached is None else cached[1], missing_ok=missing_ok)
         self._layer_cache[key] = (stamp, loaded)
         return loaded
 
@@ -196,7 +199,8 @@ class RulesPolicy:
         if engine is not None:
             return engine
         layers = self.layers(workspace_root)
-        engine = RuleEngine([r for layer in layers for r in layer.rules], home=self.home,
+        protect = protecting_rules(self._sources(workspace_root))
+        engine = RuleEngine([*(r for layer in layers for r in layer.rules), *protect], home=self.home,
                             search_limit=self.search_limit, guard_arguments=self.guard_arguments)
         with self._lock:
             if len(self._engines) > 64:
@@ -279,7 +283,11 @@ def facts_for(call: ToolCall, context: ApprovalContext, root: str) -> CallFacts:
     frozen = frozenset(names)
     if resources is None and builtin:
         resources = baseline_resources(sorted(names), call.input)
-    missing = missing_input(names, call.input, resources, canonical_names(frozen)) if builtin else None
+    canonical = canonical_names(frozen)
+    malformed = malformed_path(names, canonical, call.input) if builtin else None
+    if malformed is not None:  # never judge the text an extractor made of a list or a number
+        resources = ToolResources(paths=(".",) if canonical & SEARCH_TOOLS else ())
+    missing = malformed or (missing_input(names, call.input, resources, canonical) if builtin else None)
     excludes: tuple[str, ...] = ()
     can_exclude = False
     if builtin and isinstance(tool, BuiltinTool):

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterable, Sequence
 import attrs
 
 from ._index import CommandIndex, PathIndex
+from ._protect import PROTECT_LAYER
 from ._resolve import Memo
 from ._syntax import Action, Rule
 from ._units import show_command
@@ -29,8 +30,13 @@ class Pool:
     deny_paths: PathIndex = attrs.field(init=False, eq=False, repr=False)
     ask_paths: PathIndex = attrs.field(init=False, eq=False, repr=False)
     allow_paths: PathIndex = attrs.field(init=False, eq=False, repr=False)
+    unknowns: Rule | None = attrs.field(init=False, eq=False, repr=False)
+    """The first deny or ask rule that makes what cannot be judged asked about: the rules
+    files' own protection (layer ``builtin``) never does (``cat "$F"`` stays undecided)."""
 
     def __attrs_post_init__(self) -> None:
+        object.__setattr__(self, "unknowns", next(
+            (r for r in (*self.deny, *self.ask) if r.origin.layer != PROTECT_LAYER), None))
         object.__setattr__(self, "deny_paths", PathIndex(self.deny))
         object.__setattr__(self, "ask_paths", PathIndex(self.ask))
         object.__setattr__(self, "allow_paths", PathIndex(self.allow))

@@ -10,9 +10,13 @@ import attrs
 
 from ._bases import Bases, relative
 from ._pattern import PathPattern
-from ._resolve import Memo, resolve
+from ._resolve import LOOP, Memo, resolve
 
 __all__ = ["ProbeResult", "probe_tree"]
+
+
+def _first(found: list[str]) -> str | None:
+    return found[0] if found else None
 
 
 def _entry_name(entry: os.DirEntry[str]) -> str:
@@ -35,11 +39,14 @@ class ProbeResult:
         truncated: the walk stopped at its entry limit before finishing.
         hits: in ``collect`` mode, every entry a stopping pattern matched (directories
             not walked into), in walk order.
+        unknown: a link below the roots whose target the rules cannot resolve (a loop, a
+            ``/proc/self/fd`` entry), with why, or ``None``.
     """
 
     found: dict[int, str]
     truncated: bool
     hits: tuple[str, ...] = ()
+    unknown: str | None = None
 
 
 def probe_tree(
@@ -61,10 +68,16 @@ def probe_tree(
         limit: the most directory entries to look at; past it the result is ``truncated``.
         stop_at: pattern indexes whose first hit ends the walk (the denials).
         exclude: normalized absolute paths left out of the walk with everything below
-            them (a search's ``exclude`` list); a link whose target is excluded too.
+            them (a search's ``exclude`` list, joined to the *resolved* workspace root), as
+            the built-in search tools leave them out: an entry is left out when the path it
+            has in its resolved directory is below one (``zlink/.env`` for a linked
+            directory ``zlink`` leaves out nothing: the tools never walk linked
+            directories, they read the file as ``areal/.env``), a link also when its
+            target is.
         collect: when positive, a hit of a ``stop_at`` pattern does not end the walk:
             the entry is recorded in :attr:`ProbeResult.hits` and not descended into,
-            until ``collect`` hits are found (the paths a search would have to exclude).
+            until ``collect`` hits are found (the paths a search would have to exclude,
+            each under the resolved spelling of its directory: what the tool excludes).
 
         memo: ``lstat`` results of the current decision (shared with path resolution);
             links are resolved with :func:`~harness_rules._resolve.resolve`, as the OS
@@ -74,9 +87,14 @@ def probe_tree(
         A :class:`ProbeResult`.
     """
     anchors = bases.anchors
+    cwd = bases.workspace[0]  # `/proc/self/cwd` in a link: the process searching works in the root
+    strange: list[str] = []
 
     def realpath(path: str) -> str:
-        return resolve(path, path, anchors, memo).path
+        found = resolve(path, cwd, anchors, memo)
+        if found.unknown is not None and found.unknown != LOOP and not strange:  # a loop opens nothing
+            strange.append(f"`{path}`: {found.unknown}")
+        return found.path
 
     found: dict[int, str] = {}
     hits: list[str] = []
@@ -96,7 +114,7 @@ def probe_tree(
             for base in pat.base_dirs(bases):
                 if base != root and relative(base, root) is not None and os.path.isdir(base):
                     starts.append((base, realpath(base)))
-    stack = [s for s in dict.fromkeys(starts) if not (excluded and left_out(s[0]))]
+    stack = [s for s in dict.fromkeys(starts) if not (excluded and left_out(s[1]))]
     visited: set[str] = set()
     seen_entries = 0
     every = range(len(patterns))
@@ -114,7 +132,7 @@ def probe_tree(
             continue
         seen_entries += len(entries)
         if seen_entries > limit:
-            return ProbeResult(found, True, tuple(hits))
+            return ProbeResult(found, True, tuple(hits), _first(strange))
         lit_prefix = lit_dir.rstrip("/") + "/"
         real_prefix = real_dir.rstrip("/") + "/"
         if not live:  # nothing here can match by name: only links (any target) and subdirectories matter
@@ -127,15 +145,16 @@ def probe_tree(
             try:
                 is_link = entry.is_symlink()
                 if not is_link and not live:
-                    stack.append((lit_prefix + entry.name, real_prefix + entry.name))
+                    if not (excluded and real_prefix + entry.name in excluded):
+                        stack.append((lit_prefix + entry.name, real_prefix + entry.name))
                     continue
                 is_dir = entry.is_dir()
             except OSError:
                 continue
             lit = lit_prefix + entry.name
             real = realpath(lit) if is_link else real_prefix + entry.name
-            if excluded and (lit in excluded or (is_link and left_out(real))):
-                continue
+            if excluded and (real_prefix + entry.name in excluded or (is_link and left_out(real))):
+                continue  # never the literal spelling: a walk through a linked directory is not the tool's
             hit = False
             for i in (every if is_link else live):
                 if i in found and not (collect and i in stops):
@@ -145,12 +164,12 @@ def probe_tree(
                     found.setdefault(i, lit if real == lit else f"{lit} -> {real}")
                     if i in stops:
                         if not collect:
-                            return ProbeResult(found, False)
-                        hits.append(lit)
+                            return ProbeResult(found, False, (), _first(strange))
+                        hits.append(real_prefix + entry.name)
                         hit = True
                         if len(hits) >= collect:
-                            return ProbeResult(found, False, tuple(hits))
+                            return ProbeResult(found, False, tuple(hits), _first(strange))
                         break
             if is_dir and not hit:
                 stack.append((lit, real))
-    return ProbeResult(found, False, tuple(hits))
+    return ProbeResult(found, False, tuple(hits), _first(strange))

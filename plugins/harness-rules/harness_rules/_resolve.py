@@ -22,16 +22,24 @@ system (macOS and Windows defaults), where rules must match regardless of case.
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Sequence
 from typing import Final
 
 import attrs
 
-__all__ = ["Memo", "Resolved", "case_insensitive", "resolve"]
+__all__ = ["LOOP", "Memo", "Resolved", "case_insensitive", "resolve"]
 
 _MAX_LINKS: Final = 40
+LOOP: Final = "more than 40 symbolic links to follow"
+"""The :attr:`Resolved.unknown` of a link chain too long to follow (a loop: the kernel
+fails to open it with ``ELOOP``)."""
 _SELF: Final = frozenset({"/proc/self", "/proc/thread-self"})
+_OTHER: Final = re.compile(r"/proc/\d+(?:/task/\d+)?/(?!(?:cwd|root)\Z)[^/]+\Z")
+"""An entry of another process's ``/proc`` directory other than ``cwd`` and ``root``
+(``fd/N``, ``map_files``, ``environ``...): its links are not paths the kernel walks (a file
+held open, even deleted or replaced since, is opened as it is)."""
 
 
 @attrs.frozen
@@ -80,6 +88,7 @@ def resolve(path: str, cwd: str, anchors: Sequence[tuple[str, str]] = (), memo: 
     pending.reverse()
     links = 0
     missing = False
+    note: str | None = None  # a /proc/<pid> entry: followed, and reported as not understood
     mode: int | None = None  # of the entry `resolved` names, when known
     while pending:
         part = pending.pop()
@@ -93,6 +102,8 @@ def resolve(path: str, cwd: str, anchors: Sequence[tuple[str, str]] = (), memo: 
         if missing:
             resolved = candidate
             continue
+        if note is None and candidate.startswith("/proc/") and _OTHER.match(candidate):
+            note = f"`{candidate}` names the state of another process (a file it holds open may be one no path names)"
         if candidate in _SELF:
             nxt = pending.pop() if pending else ""
             if nxt == "cwd":
@@ -129,7 +140,7 @@ def resolve(path: str, cwd: str, anchors: Sequence[tuple[str, str]] = (), memo: 
                 continue
         links += 1
         if links > _MAX_LINKS:
-            return Resolved(path, False, False, "more than 40 symbolic links to follow")
+            return Resolved(path, False, False, LOOP)
         if target.startswith("/"):
             resolved = ""
         mode = None
@@ -138,13 +149,13 @@ def resolve(path: str, cwd: str, anchors: Sequence[tuple[str, str]] = (), memo: 
         pending.extend(parts)
     final = resolved or "/"
     if missing:
-        return Resolved(final, False, False)
+        return Resolved(final, False, False, note)
     if mode is None:
         try:
             mode = os.stat(final).st_mode
         except (OSError, ValueError):
-            return Resolved(final, False, False)
-    return Resolved(final, True, stat.S_ISDIR(mode))
+            return Resolved(final, False, False, note)
+    return Resolved(final, True, stat.S_ISDIR(mode), note)
 
 
 def _join(candidate: str, nxt: str, pending: list[str]) -> str:

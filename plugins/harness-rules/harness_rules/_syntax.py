@@ -266,8 +266,9 @@ class Rule:
         if self.name_regex is not None:
             return any(self.name_regex.fullmatch(n) for n in names)
         if self.mcp_server is not None:
-            prefix = self.mcp_server + "__"
-            return any(n.startswith(prefix) and len(n) > len(prefix) for n in names)
+            # a tool with an empty name (`mcp__s__`) is still one of s's; the bare name denies and asks
+            prefix, bare = self.mcp_server + "__", self.action is not Action.ALLOW
+            return any(n.startswith(prefix) or (bare and n == self.mcp_server) for n in names)
         return False
 
 
