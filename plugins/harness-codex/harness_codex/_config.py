@@ -28,6 +28,11 @@ DEFAULT_BASE_URL: Final = "https://api.openai.com/v1"
 _DROPPED_PREFIXES: Final = ("CODEX", "OPENAI_", "ANTHROPIC_", "AZURE_OPENAI")
 _DROPPED_SUFFIXES: Final = ("_API_KEY", "_TOKEN", "_ACCESS_KEY", "_SECRET")
 _LEAN_FEATURES: Final = ("plugins", "multi_agent", "goals", "apps")
+_UNASKED_FEATURES: Final = ("view_image", "unified_exec_tty")
+"""Codex 0.171.0 features whose tool calls never reach an approval request: ``view_image``
+reads a local file into the model's context, and ``write_stdin`` types into a command kept
+open with ``tty: true`` (an approved ``sh``, a REPL...), which then runs whatever it reads.
+Without a tty, a command's stdin is closed and ``write_stdin`` can only poll its output."""
 
 
 def approval_and_sandbox(builtin_approvals: bool) -> tuple[str, str]:
@@ -133,9 +138,13 @@ def environment(settings: CodexSettings, home: Path, codex_home: Path) -> dict[s
     return env
 
 
-def argv(codex: Path) -> list[str]:
-    """``codex app-server`` with the lean features switched off (plugins, sub-agents, goals, apps)."""
+def argv(codex: Path, *, builtin_approvals: bool = True) -> list[str]:
+    """``codex app-server`` with the lean features switched off (plugins, sub-agents, goals, apps).
+
+    With approvals, the tools Codex runs without ever asking are switched off too
+    (:data:`_UNASKED_FEATURES`): fail closed, since the host could neither approve nor deny them.
+    """
     command = [str(codex), "app-server"]
-    for feature in _LEAN_FEATURES:
+    for feature in (*_LEAN_FEATURES, *(_UNASKED_FEATURES if builtin_approvals else ())):
         command += ["--disable", feature]
     return command

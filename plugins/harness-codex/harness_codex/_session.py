@@ -104,7 +104,7 @@ class CodexSession:
             config = self.codex_home / "config.toml"
             config.write_text(config_toml(self.settings))
             config.chmod(0o600)
-            command, release = argv(self.codex), None
+            command, release = argv(self.codex, builtin_approvals=self.request.builtin_approvals), None
             if self.confinement is not None:
                 launch = confined_app_server(self.confinement, command, self.settings, self.home, self.codex_home)
                 command, release = list(launch.argv), launch.close
