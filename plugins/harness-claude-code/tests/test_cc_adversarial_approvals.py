@@ -38,6 +38,10 @@ async def _run(server: Any, settings: dict[str, Any], driver: Any, **start: Any)
     return log, asked
 
 
+def _names(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
 def _calls(workspace: Path) -> list[ToolCallSpec]:
     nb = workspace / "nb.ipynb"
     nb.write_text(json.dumps({"cells": [{"cell_type": "code", "source": "x", "metadata": {}, "outputs": [],
@@ -73,7 +77,7 @@ async def test_every_native_called_under_a_deny_all_host_does_nothing(
     calls = _calls(workspace)
     server = scripted_model_server([ModelTurn(tool_calls=[c]) for c in calls] + ["done"])
     log, asked = await _run(server, adapter_settings(server), driver, permission_mode=PermissionMode.ALLOW_READS)
-    assert sorted(p.name for p in workspace.iterdir()) == ["e.txt", "nb.ipynb"], "a denied call left a canary"
+    assert _names(workspace) == ["e.txt", "nb.ipynb"], "a denied call left a canary"
     assert (workspace / "e.txt").read_text() == "old\n"
     assert "CANARY" not in (workspace / "nb.ipynb").read_text()
     assert {r.call.native_tool_name or r.call.tool_name for r in asked} >= {"Bash", "Write", "Edit", "Agent"}
@@ -113,6 +117,6 @@ async def test_workspace_settings_run_nothing_by_default(
         "done"])
     settings = adapter_settings(server)
     del settings["setting_sources"]  # the default a user gets
-    log, asked = await _run(server, settings, driver, permission_mode=PermissionMode.ALLOW_READS)
+    _, asked = await _run(server, settings, driver, permission_mode=PermissionMode.ALLOW_READS)
     assert [r.call.tool_name for r in asked] == ["bash", "write"]
-    assert sorted(p.name for p in workspace.iterdir()) == [".claude", ".mcp.json"], "the workspace ran a command"
+    assert _names(workspace) == [".claude", ".mcp.json"], "the workspace ran a command"

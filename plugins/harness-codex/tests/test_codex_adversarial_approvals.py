@@ -50,6 +50,12 @@ async def _generate(agent: HarnessAgent) -> Any:
         await session.destroy()
 
 
+def _git_repo_with_fsmonitor(workspace: Path) -> None:
+    w = str(workspace)
+    subprocess.run(["git", "init", "-q", w], check=True)
+    subprocess.run(["git", "-C", w, "config", "core.fsmonitor", f"touch {w}/canary-fsmonitor; false"], check=True)
+
+
 def _files(workspace: Path) -> list[str]:
     return sorted(p.name for p in workspace.iterdir() if p.name != ".git")
 
@@ -58,8 +64,7 @@ async def test_every_builtin_called_under_a_deny_all_policy_does_nothing(
     make_agent: Callable[..., HarnessAgent], workspace: Path
 ) -> None:
     w = str(workspace)
-    subprocess.run(["git", "init", "-q", w], check=True)  # git status would run core.fsmonitor
-    subprocess.run(["git", "-C", w, "config", "core.fsmonitor", f"touch {w}/canary-fsmonitor; false"], check=True)
+    _git_repo_with_fsmonitor(workspace)  # git status would run core.fsmonitor
     (workspace / "secret.png").write_bytes(b"\x89PNG\r\n\x1a\n" + b"not really an image")
     patch = f"*** Begin Patch\n*** Add File: {w}/canary-patch\n+x\n*** End Patch\n"
     calls = [
