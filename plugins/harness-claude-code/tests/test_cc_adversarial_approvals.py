@@ -120,3 +120,23 @@ async def test_workspace_settings_run_nothing_by_default(
     _, asked = await _run(server, settings, driver, permission_mode=PermissionMode.ALLOW_READS)
     assert [r.call.tool_name for r in asked] == ["bash", "write"]
     assert _names(workspace) == [".claude", ".mcp.json"], "the workspace ran a command"
+
+
+async def test_plan_mode_without_approvals_edits_nothing(
+    scripted_model_server: Any, adapter_settings: Any, workspace: Path, driver: Any
+) -> None:
+    """Plan mode on an allow-all session (Claude Code in ``plan``, no approvals): every edit,
+    shell command and edit-kind native is refused, whatever the model calls."""
+    calls = [c for c in _calls(workspace) if c.name not in ("Agent", "WebFetch")]
+    server = scripted_model_server([ModelTurn(tool_calls=[c]) for c in calls] + ["done"])
+    adapter = claude_code(**adapter_settings(server))
+    session = await adapter.start(StartRequest(session_id="s-plan", permission_mode=PermissionMode.ALLOW_ALL))
+    try:
+        log = await driver(await session.prompt(PromptRequest(prompt="go", mode="plan")),
+                           approve=lambda r: pytest.fail("asked"))
+    finally:
+        await session.destroy()
+    assert _names(workspace) == ["e.txt", "nb.ipynb"], "plan mode let an edit through"
+    assert (workspace / "e.txt").read_text() == "old\n"
+    assert "CANARY" not in (workspace / "nb.ipynb").read_text()
+    assert log.of_type("tool-result") == []
