@@ -48,6 +48,8 @@ RESERVED_OPTIONS: Final[Mapping[str, str]] = {
     "tools": "use active_tools / inactive_tools on the agent",
     "disallowed_tools": "use active_tools / inactive_tools on the agent",
     "allowed_tools": "allow rules would bypass harness_approve_call",
+    "extra_args": "raw CLI flags could switch permissions off (--dangerously-skip-permissions, "
+                  "--permission-mode); use a ClaudeAgentOptions field",
     "system_prompt": "use instructions= on the agent (appended to Claude Code's prompt)",
     "stderr": "use the stderr= setting",
 }

@@ -140,3 +140,23 @@ async def test_plan_mode_without_approvals_edits_nothing(
     assert (workspace / "e.txt").read_text() == "old\n"
     assert "CANARY" not in (workspace / "nb.ipynb").read_text()
     assert log.of_type("tool-result") == []
+
+
+@pytest.mark.parametrize("extra", [
+    {"extra_args": {"dangerously-skip-permissions": None}},
+    {"extra_args": {"permission-mode": "bypassPermissions"}},
+    {"extra_args": {"allowedTools": "Bash,Write"}},
+])
+async def test_extra_options_cannot_switch_approvals_off(
+    extra: dict[str, Any], scripted_model_server: Any, adapter_settings: Any, workspace: Path, driver: Any
+) -> None:
+    """``extra_args`` passed raw CLI flags straight to the CLI (a permission mode, skipping
+    permissions): refused like the other options that decide permissions."""
+    from harness_core import HarnessConfigurationError
+
+    server = scripted_model_server([
+        ModelTurn(tool_calls=[ToolCallSpec("bash", {"command": f"touch {workspace}/canary-bash"})]), "done"])
+    with pytest.raises(HarnessConfigurationError, match="extra_args"):
+        await _run(server, adapter_settings(server, extra_options=extra), driver,
+                   permission_mode=PermissionMode.ALLOW_READS)
+    assert _names(workspace) == []
