@@ -160,3 +160,16 @@ async def test_extra_options_cannot_switch_approvals_off(
         await _run(server, adapter_settings(server, extra_options=extra), driver,
                    permission_mode=PermissionMode.ALLOW_READS)
     assert _names(workspace) == []
+
+
+@pytest.mark.parametrize("name", ["harness__x", "a__b", "harness_"])
+@pytest.mark.parametrize("kind", ["sse", "sdk"])
+def test_sdk_and_sse_server_names_cannot_pose_as_host_tools(name: str, kind: str) -> None:
+    """Bypass: an ``sse``/``sdk`` server named ``harness__x`` skipped the name check, and its
+    tools (``mcp__harness__x__<tool>``) started with the host prefix, which the permission
+    callback always allows (the core decides host calls itself)."""
+    from harness_core import HarnessConfigurationError
+
+    with pytest.raises(HarnessConfigurationError, match="may not contain"):
+        claude_code(mcp_servers={name: {"type": kind, "url": "http://127.0.0.1:9/sse", "instance": object()}})
+    claude_code(mcp_servers={"harness_tools": {"type": kind, "url": "http://127.0.0.1:9/sse", "instance": object()}})
