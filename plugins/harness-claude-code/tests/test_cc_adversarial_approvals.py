@@ -173,3 +173,27 @@ def test_sdk_and_sse_server_names_cannot_pose_as_host_tools(name: str, kind: str
     with pytest.raises(HarnessConfigurationError, match="may not contain"):
         claude_code(mcp_servers={name: {"type": kind, "url": "http://127.0.0.1:9/sse", "instance": object()}})
     claude_code(mcp_servers={"harness_tools": {"type": kind, "url": "http://127.0.0.1:9/sse", "instance": object()}})
+
+
+@pytest.mark.parametrize("order", ["approved-first", "denied-first"])
+async def test_a_reused_call_id_cannot_carry_an_approval_to_another_call(
+    order: str, scripted_model_server: Any, adapter_settings: Any, workspace: Path, driver: Any
+) -> None:
+    ok = ToolCallSpec("Bash", {"command": "echo ok"}, id="toolu_dup", unoffered=True)
+    bad = ToolCallSpec("Bash", {"command": f"touch {workspace}/canary"}, id="toolu_dup", unoffered=True)
+    calls = [ok, bad] if order == "approved-first" else [bad, ok]
+    server = scripted_model_server([ModelTurn(tool_calls=calls), "done"])
+    adapter = claude_code(**adapter_settings(server))
+    session = await adapter.start(StartRequest(session_id="s-dup", builtin_approvals=True,
+                                               permission_mode=PermissionMode.ALLOW_READS))
+    asked: list[Any] = []
+
+    def decide(request: BuiltinApprovalRequest) -> Any:
+        asked.append(request.call.input)
+        return request.call.input.get("command") == "echo ok" or (False, "no")
+
+    try:
+        log = await driver(await session.prompt(PromptRequest(prompt="go")), approve=decide)
+    finally:
+        await session.destroy()
+    assert _names(workspace) == [], "the approval of one call ran another with the same id"

@@ -175,3 +175,20 @@ async def test_workspace_codex_config_runs_nothing(make_agent: Callable[..., Har
     assert result.finish_reason == "stop", result.error
     assert _files(workspace) == [".codex"], "the workspace's Codex config ran a command"
     assert [p.tool_call_id for p in result.parts if isinstance(p, ToolOutputDeniedPart)] == ["call_t0_0"]
+
+
+@pytest.mark.parametrize("order", ["approved-first", "denied-first"])
+async def test_a_reused_call_id_cannot_carry_an_approval_to_another_call(
+    make_agent: Callable[..., HarnessAgent], workspace: Path, order: str
+) -> None:
+    """Bypass: two parallel calls with one call id; Codex routes an approval answer by call id,
+    so approving ``echo ok`` ran ``touch canary``. Both are now declined."""
+    ok = ToolCallSpec("exec_command", {"cmd": "echo ok"}, id="dup")
+    bad = ToolCallSpec("exec_command", {"cmd": f"touch {workspace}/canary"}, id="dup")
+    policy = ApproveOnly("echo ok")
+    script = Script.of(ModelTurn(tool_calls=[ok, bad] if order == "approved-first" else [bad, ok]), "done")
+    with ScriptedModelServer(script) as server:
+        result = await _generate(make_agent(server, permission_mode="allow-reads", plugins=[policy]))
+    assert result.finish_reason in ("stop", "error"), result.error
+    assert _files(workspace) == [], "the approval of one call ran another with the same id"
+    assert [p.tool_call_id for p in result.parts if isinstance(p, ToolOutputDeniedPart)] == ["dup"]

@@ -76,3 +76,31 @@ async def test_every_builtin_called_under_a_deny_all_policy_does_nothing(pi_agen
     denied = {p.tool_call_id for p in result.parts if isinstance(p, ToolOutputDeniedPart)}
     assert denied >= {"call_t0_0", "call_t0_1", "call_t0_2", "dup", "call_t2_0", "call_t2_1", "call_t2_2", "call_t2_3"}
     assert not [p for p in result.parts if isinstance(p, ToolResultPart) and p.provider_executed]
+
+
+class ApproveEchoOk:
+    """Approves the ``bash`` call ``echo ok`` only."""
+
+    @hookimpl
+    def harness_approve_call(self, call: ToolCall, context: ApprovalContext) -> ApprovalDecision | None:
+        if not call.provider_executed:
+            return None
+        if call.tool_name == "bash" and isinstance(call.input, dict) and call.input.get("command") == "echo ok":
+            return ApprovalDecision(ApprovalStatus.APPROVED)
+        return ApprovalDecision(ApprovalStatus.DENIED, REASON)
+
+
+@pytest.mark.parametrize("api", ["openai-completions", "openai-responses"])
+@pytest.mark.parametrize("order", ["approved-first", "denied-first"])
+async def test_a_reused_call_id_cannot_carry_an_approval_to_another_call(
+    pi_agent: PiAgentFactory, workspace: Path, order: str, api: str
+) -> None:
+    ok = ToolCallSpec("bash", {"command": "echo ok"}, id="dup")
+    bad = ToolCallSpec("bash", {"command": f"touch {workspace}/canary"}, id="dup")
+    with ScriptedModelServer([ModelTurn(tool_calls=[ok, bad] if order == "approved-first" else [bad, ok]),
+                              "done"]) as server:
+        agent = pi_agent(server, api=api, permission_mode="allow-reads", plugins=[ApproveEchoOk()])
+        async with await agent.create_session(sandbox=LocalSandbox(workspace)) as session:
+            result = await agent.generate(session=session, prompt="go")
+    assert result.finish_reason == "stop", result.error
+    assert _files(workspace) == [], "the approval of one call ran another with the same id"
