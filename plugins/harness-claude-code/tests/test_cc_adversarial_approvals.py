@@ -197,3 +197,4 @@ async def test_a_reused_call_id_cannot_carry_an_approval_to_another_call(
     finally:
         await session.destroy()
     assert _names(workspace) == [], "the approval of one call ran another with the same id"
+    assert log.end is not None
