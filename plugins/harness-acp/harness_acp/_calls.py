@@ -34,6 +34,10 @@ __all__ = ["CallTracker", "file_change_parts"]
 _FINAL: Final = frozenset({"completed", "failed"})
 
 
+_HOST_KINDS: Final = (None, "other")
+"""The ACP tool kinds a relay (host tool) call can have: MCP tool calls are ``other``."""
+
+
 @attrs.define
 class _Call:
     call_id: str
@@ -144,6 +148,11 @@ class CallTracker:
             call.routed = "host"
 
     def _looks_host(self, call: _Call) -> bool:
+        # Fail closed: the title is the agent's text (codex-acp titles a command with the
+        # command line itself, so "harness/x; touch f" looked like a relay call and was
+        # allowed unasked); a call of a built-in kind is never a host call.
+        if call.kind not in _HOST_KINDS:
+            return False
         raw = call.raw_input if isinstance(call.raw_input, Mapping) else {}
         if raw.get("server") == self._host_server or raw.get("server_name") == self._host_server:
             return True

@@ -10,6 +10,7 @@ error and never touches the file. A write reports the change so the turn can emi
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from harness_core import LocalSandbox, Sandbox
@@ -24,11 +25,15 @@ class WorkspaceFiles:
         sandbox: the session sandbox (its ``resolve`` confines paths).
         on_write: called with ``(path, kind)`` after a successful write, ``kind`` being
             ``"created"`` or ``"modified"``.
+        may_write: ``(resolved path, resolve)`` -> whether the write is allowed
+            (:mod:`._write_grants`: with approvals, only a path an approved call named).
     """
 
-    def __init__(self, sandbox: Sandbox | LocalSandbox, on_write: Callable[[str, str], None]) -> None:
+    def __init__(self, sandbox: Sandbox | LocalSandbox, on_write: Callable[[str, str], None],
+                 may_write: Callable[[Path, Callable[[str], Path]], bool] = lambda target, resolve: True) -> None:
         self._sandbox = sandbox
         self._on_write = on_write
+        self._may_write = may_write
 
     def _refuse(self, method: str, path: str, error: Exception) -> Exception:
         import acp
@@ -64,7 +69,11 @@ class WorkspaceFiles:
         import acp
 
         try:
-            existed = self._sandbox.resolve(path).exists()
+            target = self._sandbox.resolve(path)
+            if not self._may_write(target, self._sandbox.resolve):
+                raise PermissionError("no approved permission request of this turn names this file; "
+                                      "ask session/request_permission about the edit first")
+            existed = target.exists()
             await self._sandbox.write_text_file(path, content)
         except (OSError, ValueError, TypeError) as error:
             raise self._refuse("fs/write_text_file", path, error) from None

@@ -217,6 +217,13 @@ def _codex_rules(codex_home: Path, ask_everything: bool) -> None:
                      encoding="utf-8")
 
 
+_UNASKED_CODEX_KEYS: Final = ("tools.view_image", "features.view_image", "features.unified_exec",
+                               "features.multi_agent")
+"""Switched off under approvals: ``view_image`` reads a file with no permission request,
+``write_stdin`` types into a tty command the host approved (``sh``) with none, and
+sub-agents (``spawn_agent``) run a Codex of their own."""
+
+
 def _codex_launch(request: LaunchRequest) -> Launch:
     head, *rest = request.command
     argv = [find_codex_acp_binary(head) if Path(head).name == "codex-acp" else head, *rest]
@@ -224,6 +231,8 @@ def _codex_launch(request: LaunchRequest) -> Launch:
     # before every edit; "never" runs everything (the host asked for no approvals).
     policy = "untrusted" if request.builtin_approvals else "never"
     argv += ["-c", f"approval_policy={_toml(policy)}"]
+    if request.builtin_approvals:  # tools that never ask: off (see harness-codex's _UNASKED_FEATURES)
+        argv += [arg for key in _UNASKED_CODEX_KEYS for arg in ("-c", f"{key}=false")]
     # Codex cuts tool outputs over this many tokens out of the middle: room for a host
     # result the core already cut at MAX_OUTPUT_CHARS characters, so the model gets it whole.
     argv += ["-c", f"tool_output_token_limit={MAX_OUTPUT_CHARS // 2}"]

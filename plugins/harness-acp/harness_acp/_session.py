@@ -4,9 +4,9 @@ The session spawns the agent (in its own process group; wholly inside an OS sand
 session has one: :mod:`harness_acp._confine`), ``initialize``\\ s it (``fs.readTextFile`` /
 ``fs.writeTextFile``, no terminal), opens the ACP session with ``session/new`` (``cwd``, the
 user's MCP servers plus the host-tool relay) or ``session/load`` when resuming, and sets the
-session mode a ``permission_mode_mapping`` entry asks for. Turns are ``session/prompt``
-requests; a dead agent is restarted at the next prompt (``session/load`` when supported).
-"""
+session mode a ``permission_mode_mapping`` entry asks for. Turns are ``session/prompt``; a
+dead agent is restarted at the next prompt (``session/load`` when supported). With approvals,
+writes need an approved call naming the file (:mod:`._write_grants`)."""
 
 from __future__ import annotations
 
@@ -39,6 +39,7 @@ from ._profiles import LaunchRequest, isolated_environ, result_content
 from ._relay import RelayChannel, acp_mcp_server
 from ._settings import HARNESS_ID, HOST_SERVER, AcpSettings
 from ._turn import AcpTurn, permission_response
+from ._write_grants import may_write
 
 __all__ = ["AcpSession"]
 
@@ -105,7 +106,8 @@ class AcpSession:
                 "or use another agent")
         self.reject_ends_turn = profile.reject_ends_turn if profile is not None else False
         self.step_signal = profile.step_signal if profile is not None else ""  # AgentProfile.step_signal
-        self.files = WorkspaceFiles(request.sandbox or LocalSandbox(self.cwd), self._file_written)
+        self.files = WorkspaceFiles(request.sandbox or LocalSandbox(self.cwd), self._file_written, lambda to, resolve:
+                                    may_write(self.builtin_approvals, self._turn, to, resolve))
         self._scratch = Path(tempfile.mkdtemp(prefix="harness-acp-"))
         self._relay: RelayChannel | None = None
         self._process: AgentProcess | None = None
@@ -291,8 +293,6 @@ class AcpSession:
             if not done:
                 task.cancel()
                 await self._kill()
-
-    # -- callbacks from the agent ----------------------------------------------------------
 
     def on_update(self, session_id: str, update: Any) -> None:
         """Route a ``session/update`` to the running turn (history replayed by ``session/load`` is dropped)."""

@@ -39,6 +39,7 @@ from harness_core import (
 from ._calls import CallTracker, file_change_parts
 from ._events import AcpEvent
 from ._tools import to_tool_call
+from ._write_grants import WriteGrants
 
 if TYPE_CHECKING:
     from ._session import AcpSession
@@ -115,6 +116,7 @@ class AcpTurn:
         self._approvals: dict[str, _Waiter] = {}
         self._host_waiters: dict[str, _Waiter] = {}
         self._denials: list[tuple[str, str]] = []
+        self.write_grants = WriteGrants()  # fs/write_text_file targets approved calls named
         self._task: asyncio.Task[None] | None = None
         self._settle_at: float | None = None
         self._usage = Usage()
@@ -191,7 +193,9 @@ class AcpTurn:
         waiter = self._approvals[approval_id] = _Waiter(call_id, options, call)
         self._push("control", BuiltinApprovalRequest(approval_id, call))
         await waiter.event.wait()
-        if not waiter.approved:
+        if waiter.approved:
+            self.write_grants.grant(tool_call)
+        else:
             self._steps.call_finished(call_id)
             self.tracker.mark_denied(call_id)
             if not waiter.cancelled:

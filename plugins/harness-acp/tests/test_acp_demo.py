@@ -48,7 +48,7 @@ def test_demo_fixes_the_bug_through_an_acp_agent(tmp_path: Path, agent: tuple[st
 def test_harness_run_takes_an_agent_command(tmp_path: Path) -> None:
     workspace = tmp_path / "ws"
     workspace.mkdir()
-    operations = json.dumps([{"op": "write", "path": str(workspace / "hello.txt"), "content": "hi"}])
+    operations = json.dumps([{"op": "ask-write", "path": str(workspace / "hello.txt"), "content": "hi"}])
     completed = subprocess.run(
         [sys.executable, "-m", "harness_core.cli", "run", operations, "--harness", "acp", "--cwd", str(workspace),
          "-o", f"command={sys.executable} {FS_AGENT}", "-o", "name=fs-agent", "--json"],

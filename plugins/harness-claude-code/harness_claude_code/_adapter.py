@@ -105,7 +105,8 @@ def claude_code(**settings: Any) -> ClaudeCodeAdapter:
         cwd (path): the workspace when the session has no sandbox (default: the current directory).
         max_turns (int): Claude Code's ``--max-turns``.
         setting_sources (list): which settings files Claude Code loads (``user``, ``project``,
-            ``local``); Claude Code's default otherwise.
+            ``local``); default ``["user"]``: the workspace's ``project`` / ``local`` settings
+            and ``.mcp.json`` run hooks and MCP servers without approval, so they are opt-in.
         stderr (callable): receives each line the CLI writes to stderr.
         interrupt_timeout (float): seconds an abort waits for Claude Code to stop its tools
             before killing its process tree (default 3).

@@ -34,7 +34,7 @@ from ._settings import ClaudeCodeSettings
 if TYPE_CHECKING:
     from claude_agent_sdk import ClaudeAgentOptions
 
-__all__ = ["DEFAULT_ENV", "ProcessSpec", "build_options", "config_dir_of", "process_env"]
+__all__ = ["DEFAULT_ENV", "DEFAULT_SOURCES", "ProcessSpec", "build_options", "config_dir_of", "process_env"]
 
 DEFAULT_ENV: Final[Mapping[str, str]] = {
     "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
@@ -48,6 +48,11 @@ DEFAULT_ENV: Final[Mapping[str, str]] = {
     "MAX_MCP_OUTPUT_TOKENS": str(MAX_OUTPUT_CHARS),
 }
 """Defaults applied before the ``env=`` setting (which overrides them)."""
+
+DEFAULT_SOURCES: Final[tuple[str, ...]] = ("user",)
+"""The settings files loaded when ``setting_sources`` is not given: the user's own only.
+``project`` and ``local`` live in the workspace, whose hooks (``SessionStart``,
+``PreToolUse``...) and ``.mcp.json`` servers Claude Code runs without asking anyone."""
 
 
 @attrs.frozen(kw_only=True)
@@ -184,9 +189,10 @@ def build_options(
         options["cli_path"] = str(settings.cli_path)
     if settings.max_turns is not None:
         options["max_turns"] = settings.max_turns
-    if settings.setting_sources is not None:
-        sources = list(settings.setting_sources)
-        options["setting_sources"] = [*sources, "user"] if spec.skills and "user" not in sources else sources
+    # Never Claude Code's default (every source): the workspace's own .claude/settings*.json
+    # and .mcp.json would run their hooks and MCP servers without any approval.
+    sources = list(settings.setting_sources) if settings.setting_sources is not None else list(DEFAULT_SOURCES)
+    options["setting_sources"] = [*sources, "user"] if spec.skills and "user" not in sources else sources
     options.update(settings.extra_options)
     if spec.sandbox is not None:
         options["sandbox"] = json.loads(spec.sandbox)

@@ -48,6 +48,8 @@ RESERVED_OPTIONS: Final[Mapping[str, str]] = {
     "tools": "use active_tools / inactive_tools on the agent",
     "disallowed_tools": "use active_tools / inactive_tools on the agent",
     "allowed_tools": "allow rules would bypass harness_approve_call",
+    "extra_args": "raw CLI flags could switch permissions off (--dangerously-skip-permissions, "
+                  "--permission-mode); use a ClaudeAgentOptions field",
     "system_prompt": "use instructions= on the agent (appended to Claude Code's prompt)",
     "stderr": "use the stderr= setting",
 }
@@ -87,6 +89,9 @@ def _mcp_servers(value: object) -> dict[str, McpServerConfig | dict[str, Any]]:
             entry = f"{where}[{name!r}]"
             if name == HOST_SERVER or not isinstance(name, str) or not name:
                 raise HarnessConfigurationError(f"{entry}: the name {name!r} is reserved or empty")
+            if "__" in name or f"mcp__{name}__".startswith(HOST_PREFIX):  # would pass as host tools
+                raise HarnessConfigurationError(f"{entry}: a server name may not contain '__' (its tools, "
+                                                f"mcp__{name}__<tool>, would be taken for host tools)")
             if config["type"] == "sdk" and config.get("instance") is None:
                 raise HarnessConfigurationError(f"{entry}: an sdk server needs an 'instance' (create_sdk_mcp_server)")
             if config["type"] == "sse" and (not isinstance(config.get("url"), str) or not config["url"]):

@@ -20,7 +20,7 @@ from harness_core import MAX_OUTPUT_CHARS
 from ._settings import CodexSettings, codex_mcp_table
 
 __all__ = ["DEFAULT_BASE_URL", "KEY_VARIABLE", "PROVIDER", "approval_and_sandbox", "argv", "config_toml",
-           "environment", "to_toml"]
+           "environment", "to_toml", "untrusted_projects"]
 
 PROVIDER: Final = "harness"
 KEY_VARIABLE: Final = "HARNESS_CODEX_API_KEY"
@@ -28,6 +28,11 @@ DEFAULT_BASE_URL: Final = "https://api.openai.com/v1"
 _DROPPED_PREFIXES: Final = ("CODEX", "OPENAI_", "ANTHROPIC_", "AZURE_OPENAI")
 _DROPPED_SUFFIXES: Final = ("_API_KEY", "_TOKEN", "_ACCESS_KEY", "_SECRET")
 _LEAN_FEATURES: Final = ("plugins", "multi_agent", "goals", "apps")
+_UNASKED_FEATURES: Final = ("view_image", "unified_exec_tty")
+"""Codex 0.171.0 features whose tool calls never reach an approval request: ``view_image``
+reads a local file into the model's context, and ``write_stdin`` types into a command kept
+open with ``tty: true`` (an approved ``sh``, a REPL...), which then runs whatever it reads.
+Without a tty, a command's stdin is closed and ``write_stdin`` can only poll its output."""
 
 
 def approval_and_sandbox(builtin_approvals: bool) -> tuple[str, str]:
@@ -94,13 +99,27 @@ TOOL_OUTPUT_TOKEN_LIMIT: Final = MAX_OUTPUT_CHARS // 2
 :data:`harness_core.MAX_OUTPUT_CHARS` characters, whatever Codex's token estimate."""
 
 
-def config_toml(settings: CodexSettings) -> str:
+def untrusted_projects(workspace: Path) -> dict[str, Any]:
+    """``[projects."<dir>"] trust_level = "untrusted"`` for the workspace and every parent.
+
+    Codex 0.171.0 otherwise loads a project's ``.codex/config.toml`` (found from the
+    workspace up to its repository root): a checked-out repository then started its own MCP
+    server (any command) with no approval. Marked untrusted, those files are ignored.
+    """
+    folders = dict.fromkeys([workspace, *workspace.parents, workspace.resolve(), *workspace.resolve().parents])
+    return {str(folder): {"trust_level": "untrusted"} for folder in folders}
+
+
+def config_toml(settings: CodexSettings, workspace: Path | None = None) -> str:
     """The session's ``config.toml``: model, the ``harness`` provider, MCP servers, overrides.
 
     ``settings.config`` keys may be dotted (``"model_providers.harness.request_max_retries"``)
-    and override what the adapter writes.
+    and override what the adapter writes. ``workspace`` and its parents are marked untrusted
+    (:func:`untrusted_projects`).
     """
     data: dict[str, Any] = {}
+    if workspace is not None:
+        data["projects"] = untrusted_projects(workspace)
     if settings.model:
         data["model"] = settings.model
     data["model_provider"] = PROVIDER
@@ -133,9 +152,13 @@ def environment(settings: CodexSettings, home: Path, codex_home: Path) -> dict[s
     return env
 
 
-def argv(codex: Path) -> list[str]:
-    """``codex app-server`` with the lean features switched off (plugins, sub-agents, goals, apps)."""
+def argv(codex: Path, *, builtin_approvals: bool = True) -> list[str]:
+    """``codex app-server`` with the lean features switched off (plugins, sub-agents, goals, apps).
+
+    With approvals, the tools Codex runs without ever asking are switched off too
+    (:data:`_UNASKED_FEATURES`): fail closed, since the host could neither approve nor deny them.
+    """
     command = [str(codex), "app-server"]
-    for feature in _LEAN_FEATURES:
+    for feature in (*_LEAN_FEATURES, *(_UNASKED_FEATURES if builtin_approvals else ())):
         command += ["--disable", feature]
     return command

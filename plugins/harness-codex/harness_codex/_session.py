@@ -102,9 +102,9 @@ class CodexSession:
             self.codex_home.mkdir(parents=True, exist_ok=True)
             install_codex_skills(self.request.skills, self.codex_home)
             config = self.codex_home / "config.toml"
-            config.write_text(config_toml(self.settings))
+            config.write_text(config_toml(self.settings, self.cwd))
             config.chmod(0o600)
-            command, release = argv(self.codex), None
+            command, release = argv(self.codex, builtin_approvals=self.request.builtin_approvals), None
             if self.confinement is not None:
                 launch = confined_app_server(self.confinement, command, self.settings, self.home, self.codex_home)
                 command, release = list(launch.argv), launch.close

@@ -101,6 +101,7 @@ class CodexTurn:
         self._done = asyncio.Event()
         self._aborted = False
         self._mcp_requests: set[str] = set()
+        self._asked: dict[str, bool] = {}  # approval and call ids asked about -> reused (then declined)
         self._withheld = withheld or WithheldCalls(frozenset())
         self._steps = StepBoundaries(response_signal=True)  # stop conditions: thread/tokenUsage/updated ends a response
         self.crash: str | None = None
@@ -129,6 +130,8 @@ class CodexTurn:
     async def submit_approval(self, approval_id: str, approved: bool, reason: str | None = None) -> None:
         """Answer an approval request: ``accept`` or ``decline``. Raises ``KeyError`` for an unknown id."""
         request_id, call = self.ledger.approvals.pop(approval_id)
+        if self._asked.get(approval_id) or self._asked.get(call.tool_call_id):
+            approved, reason = False, "Refused: another call reused this call id."
         if not approved:
             self._steps.call_finished(call.tool_call_id)
         if approval_id in self._mcp_requests:
@@ -241,13 +244,13 @@ class CodexTurn:
                     "command": approval.command or "", "cwd": approval.cwd or "", "commandActions": [],
                     "status": "inProgress"}
             return [*self._steps.model_output(approval.itemId),
-                    *self._ask(request_id, approval.approvalId or approval.itemId, item)]
+                    *(await self._ask(request_id, approval.approvalId or approval.itemId, item))]
         if message.method == "item/fileChange/requestApproval":
             file_approval = p.FileChangeRequestApprovalParams.model_validate(params)
             started = self._started.get(file_approval.itemId)
             item = dict(started) if started is not None else {
                 "type": "fileChange", "id": file_approval.itemId, "changes": [], "status": "inProgress"}
-            return [*self._steps.model_output(file_approval.itemId), *self._ask(request_id, file_approval.itemId, item)]
+            return [*self._steps.model_output(file_approval.itemId), *(await self._ask(request_id, file_approval.itemId, item))]
         if message.method == "mcpServer/elicitation/request":
             return await self._mcp_approval(request_id, params)
         if message.method == "item/tool/call":
@@ -271,12 +274,17 @@ class CodexTurn:
         item = dict(started[-1]) if started else {
             "type": "mcpToolCall", "id": f"mcp-{request_id}", "server": server, "tool": tool,
             "arguments": meta.get("tool_params") or {}, "status": "inProgress"}
-        return [*self._steps.model_output(str(item["id"])), *self._ask(request_id, str(item["id"]), item, mcp=True)]
+        return [*self._steps.model_output(str(item["id"])), *(await self._ask(request_id, str(item["id"]), item, mcp=True))]
 
-    def _ask(self, request_id: int | str, approval_id: str, item: Mapping[str, Any], *,
-             mcp: bool = False) -> list[object]:
+    async def _ask(self, request_id: int | str, approval_id: str, item: Mapping[str, Any], *,
+                   mcp: bool = False) -> list[object]:
         call = builtin_call(item)
         assert call is not None
+        reused = any(key in self._asked for key in (approval_id, call.tool_call_id))
+        self._asked.update(dict.fromkeys((approval_id, call.tool_call_id), reused))
+        if reused:  # Codex routes an answer by call id: one answer could run either call, so both are declined
+            await self.server.respond(request_id, {"action": "decline", "content": None} if mcp else {"decision": "decline"})
+            return []
         self._announced[call.tool_call_id] = call
         self.ledger.approvals[approval_id] = (request_id, call)
         if mcp:
