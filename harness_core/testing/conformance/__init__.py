@@ -76,6 +76,7 @@ from harness_core.testing.conformance.child import main
 from harness_core.testing.conformance.faults import RuntimeFaultSuite
 from harness_core.testing.conformance.fixtures import (
     EXECUTIONS_FILE,
+    ApproveOnlyPolicy,
     ConformanceTarget,
     DenyShellPolicy,
     agent_kwargs_from_spec,
@@ -98,6 +99,7 @@ from harness_core.testing.conformance.suite import AdapterConformanceSuite
 __all__ = [
     "EXECUTIONS_FILE",
     "AdapterConformanceSuite",
+    "ApproveOnlyPolicy",
     "ConformanceTarget",
     "DenyShellPolicy",
     "ModelResponse",

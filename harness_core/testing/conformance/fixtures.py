@@ -21,7 +21,7 @@ from harness_core.testing.conformance.scenario import (
 )
 from harness_core.tools.definition import HarnessTool, ToolCall, ToolContext, define_harness_tool
 
-__all__ = ["EXECUTIONS_FILE", "AgentFactory", "ConformanceTarget", "DenyShellPolicy", "WhoAmIContext", "agent_kwargs_from_spec", "conformance_tools", "executions", "load_factory", "scripted_conformance_target"]
+__all__ = ["EXECUTIONS_FILE", "AgentFactory", "ApproveOnlyPolicy", "ConformanceTarget", "DenyShellPolicy", "WhoAmIContext", "agent_kwargs_from_spec", "conformance_tools", "executions", "load_factory", "scripted_conformance_target"]
 
 
 EXECUTIONS_FILE = ".conformance-executions.jsonl"
@@ -100,6 +100,38 @@ class DenyShellPolicy:
         if call.provider_executed and call.tool_name == "bash":
             return ApprovalDecision(ApprovalStatus.DENIED, self.REASON)
         return None
+
+
+class ApproveOnlyPolicy:
+    """An approval policy plugin for adversarial tests: approves the built-in calls
+    ``approves`` accepts and denies every other built-in call with :attr:`REASON`
+    (host-tool calls: no opinion). With no ``approves`` it denies every built-in call.
+
+    Attributes:
+        seen: the built-in calls it was asked about, in order (to check that a denied
+            shape was asked about, or that a call never reached the host).
+    """
+
+    REASON = "adversarial policy: nothing runs"
+
+    def __init__(self, approves: Callable[[ToolCall], bool] | None = None) -> None:
+        self._approves = approves
+        self.seen: list[ToolCall] = []
+
+    @classmethod
+    def bash(cls, command: str) -> ApproveOnlyPolicy:
+        """Approves only the built-in ``bash`` calls whose ``command`` input is exactly ``command``."""
+        return cls(lambda call: call.tool_name == "bash" and isinstance(call.input, dict)
+                   and call.input.get("command") == command)
+
+    @hookimpl
+    def harness_approve_call(self, call: ToolCall, context: ApprovalContext) -> ApprovalDecision | None:
+        if not call.provider_executed:
+            return None
+        self.seen.append(call)
+        if self._approves is not None and self._approves(call):
+            return ApprovalDecision(ApprovalStatus.APPROVED)
+        return ApprovalDecision(ApprovalStatus.DENIED, self.REASON)
 
 
 def agent_kwargs_from_spec(spec: Mapping[str, Any], workspace: Path) -> dict[str, Any]:

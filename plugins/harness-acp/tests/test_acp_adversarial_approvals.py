@@ -15,36 +15,13 @@ import anyio
 import pytest
 
 from harness_core import (
-    ApprovalContext,
-    ApprovalDecision,
-    ApprovalStatus,
     HarnessAgent,
     LocalSandbox,
-    ToolCall,
-    hookimpl,
 )
 from harness_core.testing import ModelTurn, Script, ScriptedModelServer, ToolCallSpec
+from harness_core.testing.conformance import ApproveOnlyPolicy
 
 pytestmark = [pytest.mark.anyio, pytest.mark.requires_runtime("codex-acp", "acp")]
-
-REASON = "adversarial policy: nothing runs"
-
-
-class ApproveOnly:
-    """Approves built-in calls whose input's command is exactly ``command``; denies the rest."""
-
-    def __init__(self, command: str | None = None) -> None:
-        self.command = command
-        self.seen: list[ToolCall] = []
-
-    @hookimpl
-    def harness_approve_call(self, call: ToolCall, context: ApprovalContext) -> ApprovalDecision | None:
-        if not call.provider_executed:
-            return None
-        self.seen.append(call)
-        if self.command is not None and isinstance(call.input, dict) and self.command in str(call.input):
-            return ApprovalDecision(ApprovalStatus.APPROVED)
-        return ApprovalDecision(ApprovalStatus.DENIED, REASON)
 
 
 def _files(workspace: Path) -> list[str]:
@@ -73,7 +50,7 @@ async def test_write_stdin_cannot_type_into_an_approved_command(codex_acp: Any, 
         ModelTurn(tool_calls=[ToolCallSpec("view_image", {"path": "/etc/hostname"}, unoffered=True)]),
         ModelTurn(tool_calls=[ToolCallSpec("shell", {"command": ["touch", f"{w}/canary-shell"]}, unoffered=True)]),
         "done", respond=respond)
-    policy = ApproveOnly("sh")
+    policy = ApproveOnlyPolicy(lambda call: "sh" in str(call.input))
     with ScriptedModelServer(script) as server:
         agent = HarnessAgent(harness=codex_acp(server), permission_mode="allow-reads", plugins=[policy])
         async with await agent.create_session(sandbox=LocalSandbox(workspace)) as session:
@@ -97,7 +74,7 @@ async def test_workspace_codex_config_runs_nothing(codex_acp: Any, workspace: Pa
     """Bypass: codex-acp loaded the workspace's ``.codex/config.toml`` and started its MCP server."""
     _hostile_workspace(workspace)
     with ScriptedModelServer(Script.of("done")) as server:
-        agent = HarnessAgent(harness=codex_acp(server), permission_mode="allow-reads", plugins=[ApproveOnly()])
+        agent = HarnessAgent(harness=codex_acp(server), permission_mode="allow-reads", plugins=[ApproveOnlyPolicy()])
         async with await agent.create_session(sandbox=LocalSandbox(workspace)) as session:
             result = await agent.generate(session=session, prompt="go")
             await anyio.sleep(1)
@@ -111,7 +88,7 @@ async def test_a_command_spelled_like_a_host_tool_is_still_asked(codex_acp: Any,
                                                                  command: str) -> None:
     """Bypass: codex-acp titles a command's permission request with the command line, and a
     title starting like a relay call (``harness/``...) made the adapter allow it unasked."""
-    policy = ApproveOnly()
+    policy = ApproveOnlyPolicy()
     script = Script.of(ModelTurn(tool_calls=[ToolCallSpec("bash", {"command": command.format(w=workspace)})]), "done")
     with ScriptedModelServer(script) as server:
         agent = HarnessAgent(harness=codex_acp(server), permission_mode="allow-reads", plugins=[policy])

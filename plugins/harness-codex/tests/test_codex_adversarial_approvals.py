@@ -17,30 +17,14 @@ from typing import Any
 import pytest
 
 from harness_core import (
-    ApprovalContext,
-    ApprovalDecision,
-    ApprovalStatus,
     HarnessAgent,
-    ToolCall,
     ToolOutputDeniedPart,
     ToolResultPart,
-    hookimpl,
 )
 from harness_core.testing import ModelTurn, Script, ScriptedModelServer, ToolCallSpec
+from harness_core.testing.conformance import ApproveOnlyPolicy
 
 pytestmark = [pytest.mark.anyio, pytest.mark.requires_runtime("codex")]
-
-REASON = "adversarial policy: nothing runs"
-
-
-class DenyAll:
-    """An approval policy denying every built-in call."""
-
-    @hookimpl
-    def harness_approve_call(self, call: ToolCall, context: ApprovalContext) -> ApprovalDecision | None:
-        if call.provider_executed:
-            return ApprovalDecision(ApprovalStatus.DENIED, REASON)
-        return None
 
 
 async def _generate(agent: HarnessAgent) -> Any:
@@ -83,7 +67,7 @@ async def test_every_builtin_called_under_a_deny_all_policy_does_nothing(
         ToolCallSpec("exec_command", "{not json"),
     ]
     with ScriptedModelServer(Script.of(*[ModelTurn(tool_calls=[c]) for c in calls], "done")) as server:
-        result = await _generate(make_agent(server, permission_mode="allow-reads", plugins=[DenyAll()]))
+        result = await _generate(make_agent(server, permission_mode="allow-reads", plugins=[ApproveOnlyPolicy()]))
     assert result.finish_reason == "stop", result.error
     assert _files(workspace) == ["secret.png"], "a denied call left a canary"
     denied = [p.tool_call_id for p in result.parts if isinstance(p, ToolOutputDeniedPart)]
@@ -99,29 +83,12 @@ async def test_view_image_is_not_offered_under_approvals(make_agent: Callable[..
     script = Script.of(ModelTurn(tool_calls=[ToolCallSpec("view_image", {"path": str(workspace / "secret.png")},
                                                           unoffered=True)]), "done")
     with ScriptedModelServer(script) as server:
-        result = await _generate(make_agent(server, permission_mode="allow-reads", plugins=[DenyAll()]))
+        result = await _generate(make_agent(server, permission_mode="allow-reads", plugins=[ApproveOnlyPolicy()]))
         offered = server.model_requests[0].tool_names
         outputs = [t.text for r in server.model_requests[1:] for t in r.tool_results]
     assert result.finish_reason == "stop", result.error
     assert "view_image" not in offered
     assert outputs and all("image" not in text.lower() or "unsupported call" in text for text in outputs), outputs
-
-
-class ApproveOnly:
-    """Approves the built-in ``bash`` calls whose command is exactly ``command``; denies the rest."""
-
-    def __init__(self, command: str) -> None:
-        self.command = command
-        self.seen: list[ToolCall] = []
-
-    @hookimpl
-    def harness_approve_call(self, call: ToolCall, context: ApprovalContext) -> ApprovalDecision | None:
-        if not call.provider_executed:
-            return None
-        self.seen.append(call)
-        if call.tool_name == "bash" and isinstance(call.input, dict) and call.input.get("command") == self.command:
-            return ApprovalDecision(ApprovalStatus.APPROVED)
-        return ApprovalDecision(ApprovalStatus.DENIED, REASON)
 
 
 def _stdin_script(workspace: Path) -> Script:
@@ -144,7 +111,7 @@ async def test_write_stdin_cannot_type_into_an_approved_command(
 ) -> None:
     """Bypass: ``write_stdin`` is never asked; after the host approved ``sh`` (tty), the model
     typed ``touch canary`` into it and the command ran unseen (no part at all)."""
-    policy = ApproveOnly("sh")
+    policy = ApproveOnlyPolicy.bash("sh")
     with ScriptedModelServer(_stdin_script(workspace)) as server:
         result = await _generate(make_agent(server, permission_mode="allow-reads", plugins=[policy]))
     assert result.finish_reason == "stop", result.error
@@ -171,7 +138,7 @@ async def test_workspace_codex_config_runs_nothing(make_agent: Callable[..., Har
     script = Script.of(ModelTurn(tool_calls=[ToolCallSpec("exec_command", {"cmd": f"touch {workspace}/canary-bash"})]),
                        "done")
     with ScriptedModelServer(script) as server:
-        result = await _generate(make_agent(server, permission_mode="allow-reads", plugins=[DenyAll()]))
+        result = await _generate(make_agent(server, permission_mode="allow-reads", plugins=[ApproveOnlyPolicy()]))
     assert result.finish_reason == "stop", result.error
     assert _files(workspace) == [".codex"], "the workspace's Codex config ran a command"
     assert [p.tool_call_id for p in result.parts if isinstance(p, ToolOutputDeniedPart)] == ["call_t0_0"]
@@ -188,7 +155,7 @@ async def test_a_reused_call_id_cannot_carry_an_approval_to_another_call(
     one, whose request the adapter declines."""
     ok = ToolCallSpec("exec_command", {"cmd": "echo ok"}, id="dup")
     bad = ToolCallSpec("exec_command", {"cmd": f"touch {workspace}/canary"}, id="dup")
-    policy = ApproveOnly("echo ok")
+    policy = ApproveOnlyPolicy.bash("echo ok")
     with ScriptedModelServer(Script.of(ModelTurn(tool_calls=[bad, ok]), "done")) as server:
         result = await _generate(make_agent(server, permission_mode="allow-reads", plugins=[policy]))
     assert result.finish_reason in ("stop", "error"), result.error

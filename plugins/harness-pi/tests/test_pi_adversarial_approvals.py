@@ -13,32 +13,16 @@ from pathlib import Path
 import pytest
 
 from harness_core import (
-    ApprovalContext,
-    ApprovalDecision,
-    ApprovalStatus,
     LocalSandbox,
-    ToolCall,
     ToolOutputDeniedPart,
     ToolResultPart,
-    hookimpl,
 )
 from harness_core.testing import ModelTurn, ScriptedModelServer, ToolCallSpec
+from harness_core.testing.conformance import ApproveOnlyPolicy
 
 from .conftest import PiAgentFactory
 
 pytestmark = [pytest.mark.requires_runtime("pi"), pytest.mark.anyio]
-
-REASON = "adversarial policy: nothing runs"
-
-
-class DenyAll:
-    """An approval policy denying every built-in call."""
-
-    @hookimpl
-    def harness_approve_call(self, call: ToolCall, context: ApprovalContext) -> ApprovalDecision | None:
-        if call.provider_executed:
-            return ApprovalDecision(ApprovalStatus.DENIED, REASON)
-        return None
 
 
 def _files(workspace: Path) -> list[str]:
@@ -67,7 +51,7 @@ async def test_every_builtin_called_under_a_deny_all_policy_does_nothing(pi_agen
         "done",
     ]
     with ScriptedModelServer(calls) as server:
-        agent = pi_agent(server, permission_mode="allow-reads", plugins=[DenyAll()])
+        agent = pi_agent(server, permission_mode="allow-reads", plugins=[ApproveOnlyPolicy()])
         async with await agent.create_session(sandbox=LocalSandbox(workspace)) as session:
             result = await agent.generate(session=session, prompt="go")
     assert result.finish_reason == "stop", result.error
@@ -76,18 +60,6 @@ async def test_every_builtin_called_under_a_deny_all_policy_does_nothing(pi_agen
     denied = {p.tool_call_id for p in result.parts if isinstance(p, ToolOutputDeniedPart)}
     assert denied >= {"call_t0_0", "call_t0_1", "call_t0_2", "dup", "call_t2_0", "call_t2_1", "call_t2_2", "call_t2_3"}
     assert not [p for p in result.parts if isinstance(p, ToolResultPart) and p.provider_executed]
-
-
-class ApproveEchoOk:
-    """Approves the ``bash`` call ``echo ok`` only."""
-
-    @hookimpl
-    def harness_approve_call(self, call: ToolCall, context: ApprovalContext) -> ApprovalDecision | None:
-        if not call.provider_executed:
-            return None
-        if call.tool_name == "bash" and isinstance(call.input, dict) and call.input.get("command") == "echo ok":
-            return ApprovalDecision(ApprovalStatus.APPROVED)
-        return ApprovalDecision(ApprovalStatus.DENIED, REASON)
 
 
 @pytest.mark.parametrize("api", ["openai-completions", "openai-responses"])
@@ -99,7 +71,7 @@ async def test_a_reused_call_id_cannot_carry_an_approval_to_another_call(
     bad = ToolCallSpec("bash", {"command": f"touch {workspace}/canary"}, id="dup")
     with ScriptedModelServer([ModelTurn(tool_calls=[ok, bad] if order == "approved-first" else [bad, ok]),
                               "done"]) as server:
-        agent = pi_agent(server, api=api, permission_mode="allow-reads", plugins=[ApproveEchoOk()])
+        agent = pi_agent(server, api=api, permission_mode="allow-reads", plugins=[ApproveOnlyPolicy.bash("echo ok")])
         async with await agent.create_session(sandbox=LocalSandbox(workspace)) as session:
             result = await agent.generate(session=session, prompt="go")
     assert result.finish_reason == "stop", result.error
