@@ -90,12 +90,14 @@ class ShellJudge(PlainLineJudge):
         for target in item.write_targets:
             self._path(target, (root,), self._edit_pool, tally, bases, required=False,
                        origin=f"redirection in {shown}")
+        # the rules files' own protection alone never makes what cannot be judged asked about
+        edits = self._edit_pool.unknowns is not None or bool(self._edit_pool.allow)
         if item.kind == "path":
-            relevant = bool(self._edit_pool)
+            relevant = edits
         elif item.kind == "read":
-            relevant = bool(self._read_pool.deny or self._read_pool.ask)
+            relevant = self._read_pool.unknowns is not None
         else:
-            relevant = bool(pool or self._edit_pool or self._read_pool)
+            relevant = bool(pool) or edits or self._read_pool.unknowns is not None or bool(self._read_pool.allow)
         if relevant:
             tally.unsure.append(f"{shown}: {item.reason}")
 
