@@ -30,7 +30,7 @@ class WorkspaceFiles:
     """
 
     def __init__(self, sandbox: Sandbox | LocalSandbox, on_write: Callable[[str, str], None],
-                 may_write: Callable[[Path, Callable[[str], Path]], bool] = lambda target, resolve: True) -> None:
+                 may_write: Callable[[Path, Callable[[str], Path]], bool]) -> None:
         self._sandbox = sandbox
         self._on_write = on_write
         self._may_write = may_write

@@ -90,14 +90,12 @@ class ShellJudge(PlainLineJudge):
         for target in item.write_targets:
             self._path(target, (root,), self._edit_pool, tally, bases, required=False,
                        origin=f"redirection in {shown}")
-        # the rules files' own protection alone never makes what cannot be judged asked about
-        edits = self._edit_pool.unknowns is not None or bool(self._edit_pool.allow)
-        if item.kind == "path":
-            relevant = edits
+        if item.kind == "path":  # the rules files' own protection alone never asks (Pool.unknowns)
+            relevant = self._edit_pool.judges_unknowns
         elif item.kind == "read":
             relevant = self._read_pool.unknowns is not None
         else:
-            relevant = bool(pool) or edits or self._read_pool.unknowns is not None or bool(self._read_pool.allow)
+            relevant = bool(pool) or self._edit_pool.judges_unknowns or self._read_pool.judges_unknowns
         if relevant:
             tally.unsure.append(f"{shown}: {item.reason}")
 

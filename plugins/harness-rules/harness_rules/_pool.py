@@ -52,6 +52,13 @@ class Pool:
     def __bool__(self) -> bool:
         return bool(self.deny or self.ask or self.allow)
 
+    @property
+    def judges_unknowns(self) -> bool:
+        """True when what cannot be judged (a path named at run time) matters to this pool:
+        a deny or ask rule other than the rules files' own protection (:attr:`unknowns`),
+        or any allow rule (such a path is then not known to be allowed)."""
+        return self.unknowns is not None or bool(self.allow)
+
 
 @attrs.frozen
 class UnitMatches:

@@ -10,15 +10,14 @@ A file written in place for the first time may also be caught with its ``allow``
 written and its ``deny`` lines not yet.
 
 So a re-read that *loses* deny or ask rules, *gains* allow rules, or finds the file gone, is
-believed only
-once it reads the same across a short pause (:data:`SETTLE` seconds) with the same inode,
-size and times, and those times are :data:`QUIET` seconds old: a rewrite caught half-way
-has moved on by then (a writer stalled longer between truncating and writing is not seen).
-A file still changing after :data:`LIMIT` seconds is an error (the call is denied, the next
-decision reads it again).
-A re-read that only adds deny or ask rules (or drops allow rules) is taken at once, as is a
-first read (there is nothing to compare it with). Writing rules files atomically (a new file renamed over the old
-one) never shows a partial file.
+believed only once it reads the same across a short pause (:data:`SETTLE` seconds) with the
+same inode, size and times, and those times are :data:`QUIET` seconds old: a rewrite caught
+half-way has moved on by then (a writer stalled longer between truncating and writing is
+not seen). A file still changing after :data:`LIMIT` seconds is an error (the call is
+denied, the next decision reads it again). A re-read that only adds deny or ask rules (or
+drops allow rules) is taken at once, as is a first read (there is nothing to compare it
+with). Writing rules files atomically (a new file renamed over the old one) never shows a
+partial file.
 """
 
 from __future__ import annotations
